@@ -1,1 +1,2 @@
-export {};
+export * from './postgres';
+export * from './nats';
