@@ -1,1 +1,46 @@
-export {};
+export type {
+  ConsumeOptions,
+  Consumer,
+  DeadLetter,
+  Delivery,
+  DeliveryHandler,
+  EventBus,
+  EventLog,
+  EventLogPage,
+  IncomingRequest,
+  Messaging,
+  RequestOptions,
+} from './types';
+export {
+  agentInvokeSubject,
+  decodeSubjectToken,
+  encodeSubjectToken,
+  eventSubject,
+  eventsWildcard,
+  registrySubjects,
+  streamEventsWildcard,
+  type RegistrySubjects,
+} from './subjects';
+export {
+  BusClosedError,
+  InvalidBusOptionsError,
+  InvalidSubjectTokenError,
+  isRetryable,
+  MalformedMessageError,
+  MessagingError,
+  NoRespondersError,
+  PublishFailedError,
+  RemoteError,
+  RequestTimeoutError,
+  toWireError,
+  type WireError,
+} from './errors';
+export { retryDelayMs } from './consume-options';
+export type { BusLogger } from './logger';
+export { NatsEventBus, type NatsEventBusOptions } from './nats-event-bus';
+export { StoreBackedEventBus, CHECKPOINT_PREFIX, type StoreBackedEventBusOptions } from './store-backed-event-bus';
+export { NatsMessaging, type NatsMessagingOptions } from './nats-messaging';
+export { InProcessMessaging } from './in-process-messaging';
+export { FlexEventsTransport, FLEX_EVENTS_TRANSPORT, type FlexEventsTransportOptions } from './flex-events.transport';
+export { FlexEventContext } from './flex-event.context';
+export { FlexEventErrorFilter } from './flex-event-error.filter';

@@ -1,4 +1,4 @@
-import type { StoredEvent } from '@flex/event-store';
+import type { Checkpoint, ReadAllResult, StoredEvent } from '@flex/event-store';
 
 /** One delivery of an event to a durable consumer. Meanings follow nats.js. */
 export interface Delivery {
@@ -35,6 +35,11 @@ export interface ConsumeOptions {
   onDeadLetter?: (dead: DeadLetter) => Promise<void>;
 }
 
+/**
+ * Handles one delivery. Resolving without settling acks it; throwing naks it with backoff (200ms
+ * doubling, capped at 30s), or dead-letters and terms it when the error says `retryable: false` or
+ * this was the maxDeliver-th attempt. The handler may also ack/nak/term itself.
+ */
 export type DeliveryHandler = (delivery: Delivery) => Promise<void>;
 
 export interface Consumer {
@@ -72,4 +77,20 @@ export interface Messaging {
   subscribe(subject: string, handler: (req: IncomingRequest) => void): Promise<() => Promise<void>>;
   /** Wait until in-flight handlers finish, then stop serving. */
   drain(): Promise<void>;
+}
+
+/** A page read from the global log, optionally with the checkpoint just after each event. */
+export interface EventLogPage extends ReadAllResult {
+  /**
+   * Parallel to `events`: the checkpoint right after each one. When given, a consumer's persisted
+   * checkpoint advances event by event; without it, only past whole pages.
+   */
+  checkpoints?: readonly Checkpoint[];
+}
+
+/** What the store-backed bus needs from the event store: a gap-safe tail and checkpoint storage. */
+export interface EventLog {
+  readAll(after: Checkpoint, limit: number): Promise<EventLogPage>;
+  loadCheckpoint(name: string): Promise<Checkpoint | undefined>;
+  saveCheckpoint(name: string, checkpoint: Checkpoint): Promise<void>;
 }

@@ -1,0 +1,154 @@
+import { natsTestUrl, testPrefix } from '@flex/testing';
+import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { NatsEventBus } from './nats-event-bus';
+import { eventSubject } from './subjects';
+import { describeEventBusBehaviour } from './test-support/event-bus.behaviour';
+import { storedEvent, type TestEventInput } from './test-support/memory-event-log';
+import { RecordingLogger } from './test-support/recording-logger';
+import { deferred, waitFor } from './test-support/wait-for';
+
+let nc: NatsConnection;
+let jsm: JetStreamManager;
+beforeAll(async () => {
+  nc = await connect({ servers: natsTestUrl() });
+  jsm = await nc.jetstreamManager();
+});
+afterAll(() => nc.close());
+
+/** A fresh stream per harness; each bus gets its own connection, like a separate instance. */
+async function harness() {
+  const prefix = testPrefix('bus');
+  const buses: NatsEventBus[] = [];
+  const logger = new RecordingLogger();
+  const instance = async () => {
+    const bus = await NatsEventBus.connect({ url: natsTestUrl(), prefix, logger });
+    buses.push(bus);
+    return bus;
+  };
+  const publisher = await instance();
+  let position = 0;
+  return {
+    prefix,
+    logger,
+    publisher,
+    instance,
+    emit: async (inputs: readonly TestEventInput[]) => {
+      const events = inputs.map((input) => storedEvent(++position, input));
+      await publisher.publish(events);
+      return events;
+    },
+    settled: async (durable: string) => {
+      const info = await jsm.consumers.info(publisher.streamName, durable);
+      return info.num_pending === 0 && info.num_ack_pending === 0;
+    },
+    close: async () => {
+      await Promise.all(buses.map((bus) => bus.close()));
+      await jsm.streams.delete(publisher.streamName);
+    },
+  };
+}
+
+describeEventBusBehaviour('NatsEventBus', harness);
+
+describe('NatsEventBus on JetStream', () => {
+  let h: Awaited<ReturnType<typeof harness>>;
+  beforeEach(async () => (h = await harness()));
+  afterEach(() => h.close());
+
+  it('creates one file-backed stream capturing the events wildcard, idempotently', async () => {
+    await h.instance(); // a second connect finds the stream there
+    const info = await jsm.streams.info(h.publisher.streamName);
+    expect(info.config).toMatchObject({ subjects: [`${h.prefix}.events.>`], storage: 'file' });
+    expect(h.publisher.streamName).toBe(`${h.prefix.toUpperCase()}_EVENTS`);
+  });
+
+  it('drops a republished event by its id (Nats-Msg-Id) and delivers it once', async () => {
+    const [event] = await h.emit([{ type: 'start', streamId: 'run.1' }]);
+    await h.publisher.publish([event]); // the outbox relay republishing after a crash
+    const info = await jsm.streams.info(h.publisher.streamName);
+    expect(info.state.messages).toBe(1);
+    const msg = await jsm.streams.getMessage(h.publisher.streamName, { seq: 1 });
+    expect(msg.subject).toBe(eventSubject(h.prefix, 'run.1', 'start'));
+    expect(msg.header.get('Nats-Msg-Id')).toBe(event.id);
+
+    const seen: string[] = [];
+    const consumer = await (await h.instance()).consume({ durable: 'dedupe' }, async ({ event: e }) => void seen.push(e.id));
+    await waitFor('acked', () => h.settled('dedupe'));
+    expect(seen).toEqual([event.id]);
+    await consumer.stop();
+  });
+
+  it('redelivers to another instance what an instance that died had not acked', async () => {
+    const ownConnection = await connect({ servers: natsTestUrl() });
+    const dying = await NatsEventBus.connect({ nc: ownConnection, prefix: h.prefix, logger: h.logger });
+    const never = deferred();
+    const gotByDying: number[] = [];
+    await dying.consume({ durable: 'survivor', ackWaitMs: 1000 }, async (delivery) => {
+      gotByDying.push(delivery.deliveryCount);
+      await never.promise;
+    });
+    const [event] = await h.emit([{ type: 'work' }]);
+    await waitFor('the dying instance got it', () => gotByDying.length === 1);
+    await ownConnection.close(); // the process is gone: no ack, no nak
+
+    const got: Array<{ id: string; count: number }> = [];
+    const survivor = await (await h.instance()).consume({ durable: 'survivor', ackWaitMs: 1000 }, async (d) => void got.push({ id: d.event.id, count: d.deliveryCount }));
+    await waitFor('redelivered to the survivor', () => got.length === 1);
+    expect(got).toEqual([{ id: event.id, count: 2 }]);
+    await waitFor('acked', () => h.settled('survivor'));
+    await survivor.stop();
+    never.resolve();
+  });
+
+  it('dead-letters a delivery whose last attempt timed out, rather than dropping it', async () => {
+    const dead: string[] = [];
+    const stuck = deferred();
+    const attempts: number[] = [];
+    const consumer = await (await h.instance()).consume(
+      { durable: 'timeouts', ackWaitMs: 1000, maxDeliver: 1, concurrency: 2, onDeadLetter: async (l) => void dead.push(l.reason) },
+      async (delivery) => {
+        attempts.push(delivery.deliveryCount);
+        await stuck.promise;
+      },
+    );
+    await h.emit([{ type: 'slow' }]);
+    await waitFor('dead letter', () => dead.length === 1);
+    expect(attempts).toEqual([1]);
+    expect(dead).toEqual(['not acknowledged after 1 deliveries']);
+    stuck.resolve();
+    await waitFor('settled', () => h.settled('timeouts'));
+    await consumer.stop();
+  });
+
+  it('terminates a message on the stream that is not a stored event', async () => {
+    const seen: string[] = [];
+    const consumer = await (await h.instance()).consume({ durable: 'garbage' }, async ({ event }) => void seen.push(event.id));
+    await nc.jetstream().publish(`${h.prefix}.events.x.y`, new TextEncoder().encode('not json'));
+    const [good] = await h.emit([{ type: 'fine' }]);
+    await waitFor('the good one handled', () => seen.includes(good.id));
+    await waitFor('settled', () => h.settled('garbage'));
+    expect(h.logger.entries).toContainEqual(expect.objectContaining({ level: 'error', message: 'terminating a message that is not a stored event' }));
+    await consumer.stop();
+  });
+
+  it('stops consuming on stop(), leaving later events to the other instances', async () => {
+    const a: string[] = [];
+    const consumer = await (await h.instance()).consume({ durable: 'stopper' }, async ({ event }) => void a.push(event.id));
+    await h.emit([{ type: 'one' }]);
+    await waitFor('first handled', () => a.length === 1);
+    await consumer.stop();
+    const [second] = await h.emit([{ type: 'two' }]);
+    const b: string[] = [];
+    const other = await (await h.instance()).consume({ durable: 'stopper' }, async ({ event }) => void b.push(event.id));
+    await waitFor('second handled by the other', () => b.includes(second.id));
+    expect(a).toHaveLength(1);
+    await other.stop();
+  });
+
+  it('stops at once even while its first pull is being set up', async () => {
+    const consumer = await (await h.instance()).consume({ durable: 'quick' }, async () => undefined);
+    const started = Date.now();
+    await consumer.stop();
+    expect(Date.now() - started).toBeLessThan(1000); // not the 10s a pull request waits
+  });
+});

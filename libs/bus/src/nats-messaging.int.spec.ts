@@ -1,0 +1,52 @@
+import { natsTestUrl, testPrefix } from '@flex/testing';
+import { connect, headers } from 'nats';
+import { NatsMessaging } from './nats-messaging';
+import { describeMessagingBehaviour } from './test-support/messaging.behaviour';
+import { RecordingLogger } from './test-support/recording-logger';
+
+async function harness() {
+  const prefix = testPrefix('messaging');
+  const all: NatsMessaging[] = [];
+  return {
+    prefix,
+    instance: async () => {
+      const messaging = await NatsMessaging.connect(natsTestUrl(), { logger: new RecordingLogger() });
+      all.push(messaging);
+      return messaging;
+    },
+    subject: (name: string) => `${prefix}.${name}`,
+    close: async () => void (await Promise.all(all.map((m) => m.drain()))),
+  };
+}
+
+describeMessagingBehaviour('NatsMessaging', harness);
+
+describe('NatsMessaging on the wire', () => {
+  it('speaks plain JSON that any NATS client can use, errors flagged by a header', async () => {
+    const h = await harness();
+    const server = await h.instance();
+    await server.serve(h.subject('plain'), { queue: 'q' }, async (req) => {
+      if ((req.data as { fail?: boolean }).fail) throw Object.assign(new Error('no'), { code: 'refused', retryable: false });
+      return { hello: (req.data as { name: string }).name };
+    });
+    const raw = await connect({ servers: natsTestUrl() });
+    const ok = await raw.request(h.subject('plain'), new TextEncoder().encode('{"name":"agent"}'), { timeout: 2000 });
+    expect(ok.headers?.has('Flex-Error')).toBeFalsy();
+    expect(JSON.parse(new TextDecoder().decode(ok.data))).toEqual({ hello: 'agent' });
+    const failed = await raw.request(h.subject('plain'), new TextEncoder().encode('{"fail":true}'), { timeout: 2000, headers: headers() });
+    expect(failed.headers?.get('Flex-Error')).toBe('refused');
+    expect(JSON.parse(new TextDecoder().decode(failed.data))).toEqual({ code: 'refused', message: 'no', retryable: false });
+    const garbled = await raw.request(h.subject('plain'), new TextEncoder().encode('{oops'), { timeout: 2000 });
+    expect(JSON.parse(new TextDecoder().decode(garbled.data))).toMatchObject({ code: 'MALFORMED_MESSAGE', retryable: false });
+    await raw.close();
+    await h.close();
+  });
+
+  it('leaves a connection it was given open on drain', async () => {
+    const nc = await connect({ servers: natsTestUrl() });
+    const messaging = new NatsMessaging(nc);
+    await messaging.drain();
+    expect(nc.isClosed()).toBe(false);
+    await nc.close();
+  });
+});

@@ -1,0 +1,136 @@
+import { connect, ErrorCode, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
+import {
+  BusClosedError,
+  describe,
+  MessagingError,
+  NoRespondersError,
+  RemoteError,
+  RequestTimeoutError,
+  type WireError,
+} from './errors';
+import { consoleBusLogger, type BusLogger } from './logger';
+import { answer, ERROR_HEADER, fromJsonBytes, toJsonBytes, type Reply } from './messaging-codec';
+import type { IncomingRequest, Messaging, RequestOptions } from './types';
+
+export interface NatsMessagingOptions {
+  /** drain() also drains (and so closes) the connection. Default false: the caller owns it. */
+  ownsConnection?: boolean;
+  logger?: BusLogger;
+}
+
+/** Core NATS request/reply and publish/subscribe, JSON payloads, error replies flagged by a header. */
+export class NatsMessaging implements Messaging {
+  private readonly subs = new Set<Subscription>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly logger: BusLogger;
+  private closed = false;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly options: NatsMessagingOptions = {},
+  ) {
+    this.logger = options.logger ?? consoleBusLogger;
+  }
+
+  /** A messaging that owns its own connection. */
+  static async connect(url: string, options: Omit<NatsMessagingOptions, 'ownsConnection'> = {}): Promise<NatsMessaging> {
+    const nc = await connect({ servers: url, name: 'flex-messaging', maxReconnectAttempts: -1 });
+    return new NatsMessaging(nc, { ...options, ownsConnection: true });
+  }
+
+  async request<T = unknown>(subject: string, data: unknown, options: RequestOptions): Promise<T> {
+    this.assertOpen();
+    let reply: Msg;
+    try {
+      reply = await this.nc.request(subject, toJsonBytes(data), { timeout: options.timeoutMs, headers: toNatsHeaders(options.headers) });
+    } catch (cause) {
+      const code = (cause as { code?: string }).code;
+      if (code === ErrorCode.NoResponders) throw new NoRespondersError(subject, { cause });
+      if (code === ErrorCode.Timeout) throw new RequestTimeoutError(subject, options.timeoutMs, { cause });
+      throw new MessagingError('REQUEST_FAILED', `request on ${subject} failed: ${describe(cause)}`, true, subject, { cause });
+    }
+    const value = fromJsonBytes(subject, reply.data);
+    if (reply.headers?.has(ERROR_HEADER)) throw new RemoteError(subject, value as WireError);
+    return value as T;
+  }
+
+  async serve(subject: string, options: { queue?: string }, handler: (req: IncomingRequest) => Promise<unknown>): Promise<() => Promise<void>> {
+    return this.listen(subject, options.queue, async (msg) => {
+      const reply = await answer(handler, () => toRequest(msg));
+      if (!msg.reply) return; // published to, not requested: nobody waits for an answer
+      try {
+        msg.respond(toJsonBytes(reply.ok ? (reply.value ?? null) : reply.error), { headers: errorHeaders(reply) });
+      } catch (error) {
+        this.logger.warn('replying failed', { subject, error: describe(error) });
+      }
+    });
+  }
+
+  async publish(subject: string, data: unknown): Promise<void> {
+    this.assertOpen();
+    this.nc.publish(subject, toJsonBytes(data));
+  }
+
+  async subscribe(subject: string, handler: (req: IncomingRequest) => void): Promise<() => Promise<void>> {
+    return this.listen(subject, undefined, async (msg) => handler(toRequest(msg)));
+  }
+
+  /** Stop taking messages, let the handlers in flight answer, then (if owned) close the connection. */
+  async drain(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subs].map((sub) => sub.drain().catch(() => undefined)));
+    this.subs.clear();
+    await Promise.all(this.inFlight);
+    if (this.options.ownsConnection && !this.nc.isClosed()) await this.nc.drain();
+  }
+
+  private async listen(subject: string, queue: string | undefined, onMsg: (msg: Msg) => Promise<void>): Promise<() => Promise<void>> {
+    this.assertOpen();
+    const mine = new Set<Promise<void>>();
+    const sub = this.nc.subscribe(subject, {
+      queue,
+      callback: (error, msg) => {
+        if (error) return this.logger.warn('subscription failed', { subject, error: describe(error) });
+        const done: Promise<void> = onMsg(msg)
+          .catch((err: unknown) => this.logger.warn('message handler failed', { subject, error: describe(err) }))
+          .finally(() => {
+            mine.delete(done);
+            this.inFlight.delete(done);
+          });
+        mine.add(done);
+        this.inFlight.add(done);
+      },
+    });
+    this.subs.add(sub);
+    await this.nc.flush(); // the server knows the interest before we return
+    return async () => {
+      if (this.subs.delete(sub)) await sub.drain().catch(() => undefined);
+      await Promise.all(mine);
+    };
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new BusClosedError('NatsMessaging');
+  }
+}
+
+function toRequest(msg: Msg): IncomingRequest {
+  const headers: Record<string, string> = {};
+  for (const [key, values] of msg.headers ?? []) headers[key] = values.join(',');
+  return { subject: msg.subject, data: fromJsonBytes(msg.subject, msg.data), headers };
+}
+
+function toNatsHeaders(values: Record<string, string> | undefined): MsgHdrs | undefined {
+  if (!values || Object.keys(values).length === 0) return undefined;
+  const h = natsHeaders();
+  for (const [key, value] of Object.entries(values)) h.set(key, value);
+  return h;
+}
+
+function errorHeaders(reply: Reply): MsgHdrs | undefined {
+  if (reply.ok) return undefined;
+  const h = natsHeaders();
+  h.set(ERROR_HEADER, reply.error.code);
+  return h;
+}

@@ -1,0 +1,116 @@
+import type { Consumer as JsConsumer, ConsumerMessages, JsMsg } from 'nats';
+import type { ParsedConsumeOptions } from './consume-options';
+import { runDelivery, type RawDelivery } from './delivery-runner';
+import { BusClosedError, describe } from './errors';
+import { decodeEvent } from './event-codec';
+import type { BusLogger } from './logger';
+import type { Consumer, DeliveryHandler } from './types';
+
+/** How long one pull request waits on the server for messages before the next one. */
+const FETCH_EXPIRES_MS = 10_000;
+const RETRY_AFTER_ERROR_MS = 1000;
+
+/**
+ * One instance's share of a durable pull consumer. It only ever asks the server for as many
+ * messages as it has free slots, so nothing sits in a local buffer while its ack deadline runs:
+ * whatever this instance has not taken stays available to the other instances.
+ */
+export class NatsPullConsumer implements Consumer {
+  private readonly inFlight = new Set<Promise<void>>();
+  private stopping = false;
+  private batch: ConsumerMessages | undefined;
+  private wake: (() => void) | undefined;
+  private readonly loop: Promise<void>;
+
+  constructor(
+    private readonly consumer: JsConsumer,
+    private readonly options: ParsedConsumeOptions,
+    private readonly handler: DeliveryHandler,
+    private readonly logger: BusLogger,
+    private readonly connectionClosed: () => boolean,
+  ) {
+    this.loop = this.run();
+  }
+
+  /** Stops pulling, then waits for the deliveries in hand to finish. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.batch?.stop();
+    this.wake?.();
+    await this.loop;
+    await Promise.all(this.inFlight);
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      await this.freeSlot();
+      if (this.stopping) return;
+      try {
+        const batch = await this.consumer.fetch({ max_messages: this.options.concurrency - this.inFlight.size, expires: FETCH_EXPIRES_MS });
+        this.batch = batch;
+        if (this.stopping) batch.stop(); // stop() came while the pull was being set up
+        for await (const msg of batch) this.dispatch(msg);
+      } catch (error) {
+        if (this.stopping) return;
+        if (this.connectionClosed()) {
+          this.logger.error('connection closed; consumer stopped', { consumer: this.options.durable });
+          return;
+        }
+        this.logger.warn('pulling messages failed; retrying', { consumer: this.options.durable, error: describe(error) });
+        await this.pause(RETRY_AFTER_ERROR_MS);
+      } finally {
+        this.batch = undefined;
+      }
+    }
+  }
+
+  private dispatch(msg: JsMsg): void {
+    // Pulled just as we stopped: hand it straight back so another instance takes it now.
+    if (this.stopping) return msg.nak();
+    let raw: RawDelivery;
+    try {
+      raw = toRawDelivery(msg, this.connectionClosed);
+    } catch (error) {
+      this.logger.error('terminating a message that is not a stored event', { subject: msg.subject, error: describe(error) });
+      return msg.term();
+    }
+    const done = runDelivery(raw, this.options, this.handler, this.logger)
+      .catch((error: unknown) => this.logger.error('delivery failed unexpectedly', { consumer: this.options.durable, error: describe(error) }))
+      .finally(() => {
+        this.inFlight.delete(done);
+        this.wake?.();
+      });
+    this.inFlight.add(done);
+  }
+
+  private async freeSlot(): Promise<void> {
+    while (!this.stopping && this.inFlight.size >= this.options.concurrency) {
+      await new Promise<void>((resolve) => (this.wake = resolve));
+    }
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}
+
+function toRawDelivery(msg: JsMsg, connectionClosed: () => boolean): RawDelivery {
+  return {
+    event: decodeEvent(msg.subject, msg.data),
+    deliveryCount: msg.info.deliveryCount,
+    ack: async () => {
+      // The ack would only wait out its timeout: say at once that it cannot be done.
+      if (connectionClosed()) throw new BusClosedError('NATS connection');
+      await msg.ackAck();
+    },
+    nak: (delayMs) => msg.nak(delayMs),
+    term: () => msg.term(),
+    working: () => msg.working(),
+  };
+}

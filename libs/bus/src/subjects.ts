@@ -1,0 +1,96 @@
+import { InvalidBusOptionsError, InvalidSubjectTokenError } from './errors';
+
+/**
+ * Ids become single subject tokens: [A-Za-z0-9_-] stay as they are, every other UTF-8 byte
+ * becomes `~XX` (uppercase hex). No dots, spaces or wildcards survive, and the mapping is a
+ * bijection: `decodeSubjectToken` rejects anything `encodeSubjectToken` could not have produced.
+ */
+const PLAIN = /^[A-Za-z0-9_-]$/;
+const ESCAPE = '~';
+const PREFIX = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+const LONE_SURROGATE = /\p{Surrogate}/u;
+const utf8 = new TextEncoder();
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+export function encodeSubjectToken(value: string): string {
+  if (value.length === 0) throw new InvalidSubjectTokenError(value, 'ids must not be empty');
+  if (LONE_SURROGATE.test(value)) throw new InvalidSubjectTokenError(value, 'not well-formed UTF-16');
+  let out = '';
+  for (const char of value) {
+    if (PLAIN.test(char)) {
+      out += char;
+      continue;
+    }
+    for (const byte of utf8.encode(char)) out += ESCAPE + byte.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+export function decodeSubjectToken(token: string): string {
+  if (token.length === 0) throw new InvalidSubjectTokenError(token, 'empty');
+  const bytes: number[] = [];
+  for (let i = 0; i < token.length; i++) {
+    const char = token[i];
+    if (char !== ESCAPE) {
+      if (!PLAIN.test(char)) throw new InvalidSubjectTokenError(token, `"${char}" must be escaped`);
+      bytes.push(char.charCodeAt(0));
+      continue;
+    }
+    const hex = token.slice(i + 1, i + 3);
+    if (!/^[0-9A-F]{2}$/.test(hex)) throw new InvalidSubjectTokenError(token, `bad escape at ${i}`);
+    const byte = parseInt(hex, 16);
+    if (byte < 0x80 && PLAIN.test(String.fromCharCode(byte))) throw new InvalidSubjectTokenError(token, `needless escape at ${i}`);
+    bytes.push(byte);
+    i += 2;
+  }
+  try {
+    return strictUtf8.decode(new Uint8Array(bytes));
+  } catch {
+    throw new InvalidSubjectTokenError(token, 'escapes are not valid UTF-8');
+  }
+}
+
+/** Fails fast on a prefix that is not one or more plain tokens joined by dots. */
+export function assertSubjectPrefix(prefix: string): string {
+  if (!PREFIX.test(prefix)) {
+    throw new InvalidBusOptionsError(`subject prefix "${prefix}" must be tokens of [A-Za-z0-9_-] joined by dots`);
+  }
+  return prefix;
+}
+
+/** `<prefix>.events.<streamId>.<type>`: where each committed event is published. */
+export function eventSubject(prefix: string, streamId: string, type: string): string {
+  return `${assertSubjectPrefix(prefix)}.events.${encodeSubjectToken(streamId)}.${encodeSubjectToken(type)}`;
+}
+
+/** Every event of one stream (what `watch` listens to). */
+export function streamEventsWildcard(prefix: string, streamId: string): string {
+  return `${assertSubjectPrefix(prefix)}.events.${encodeSubjectToken(streamId)}.*`;
+}
+
+/** Every event (what the JetStream stream captures and consumers filter on). */
+export function eventsWildcard(prefix: string): string {
+  return `${assertSubjectPrefix(prefix)}.events.>`;
+}
+
+/** Request/reply subject of one capability; its instances serve it in a queue group. */
+export function agentInvokeSubject(prefix: string, capabilityId: string): string {
+  return `${assertSubjectPrefix(prefix)}.agent.${encodeSubjectToken(capabilityId)}.invoke`;
+}
+
+export interface RegistrySubjects {
+  register: string;
+  heartbeat: string;
+  deregister: string;
+  snapshot: string;
+}
+
+export function registrySubjects(prefix: string): RegistrySubjects {
+  const base = `${assertSubjectPrefix(prefix)}.registry`;
+  return {
+    register: `${base}.register`,
+    heartbeat: `${base}.heartbeat`,
+    deregister: `${base}.deregister`,
+    snapshot: `${base}.snapshot`,
+  };
+}
