@@ -1,0 +1,149 @@
+import type Ajv from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { CanonicalJsonError, contentHash } from '@flex/contracts';
+import { createSafeAjv } from '../safe-ajv';
+import { escapePointerToken, formatPath, joinPath, pointerSegments, type PathSegment } from './json-path';
+import { UNTRUSTED_SCHEMA_LIMITS, UntrustedSchemaError, type SchemaIssue, type UntrustedSchemaLimits } from './schema-issue';
+import { checkSchemaKeywords } from './schema-keywords';
+import { checkSchemaShape } from './schema-shape';
+
+/** One way a value fails a caller's schema; `pointer` is a JSON pointer into the value. */
+export interface UntrustedValidationError {
+  readonly pointer: string;
+  readonly keyword: string;
+  readonly message: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * A caller's schema that passed every check, compiled once and shared by content hash. Calling
+ * it (or its `validate`) returns the value's errors: empty when the value conforms. Validation
+ * stops at the first failure (`allErrors: false`).
+ */
+export interface CompiledUntrustedSchema {
+  (value: unknown): UntrustedValidationError[];
+  readonly hash: string;
+  readonly schema: unknown;
+  validate(value: unknown): UntrustedValidationError[];
+}
+
+const CACHE_LIMIT = 256;
+// Ajv keeps every compiled pattern and format in one scope per instance: start a fresh instance
+// now and then so a stream of distinct caller schemas cannot grow it without bound.
+const COMPILES_PER_INSTANCE = 256;
+const cache = new Map<string, CompiledUntrustedSchema>();
+let ajv: Ajv | null = null;
+let compiles = 0;
+
+/**
+ * Every reason to refuse `schema` as an untrusted contract, each with a JSON path into the
+ * envelope (`path` is where the schema sits). Empty means `compileUntrustedSchema` will accept it.
+ */
+export function checkUntrustedSchema(
+  schema: unknown,
+  path = 'outputContract.schema',
+  limits: UntrustedSchemaLimits = UNTRUSTED_SCHEMA_LIMITS,
+): SchemaIssue[] {
+  return admit(schema, path, limits).issues;
+}
+
+/** The compiled validator for `schema`, cached by its content hash; throws `UntrustedSchemaError`. */
+export function compileUntrustedSchema(
+  schema: unknown,
+  path = 'outputContract.schema',
+  limits: UntrustedSchemaLimits = UNTRUSTED_SCHEMA_LIMITS,
+): CompiledUntrustedSchema {
+  const { issues, compiled } = admit(schema, path, limits);
+  if (!compiled) throw new UntrustedSchemaError(issues);
+  return compiled;
+}
+
+function admit(schema: unknown, base: string, limits: UntrustedSchemaLimits): { issues: SchemaIssue[]; compiled?: CompiledUntrustedSchema } {
+  const shape = checkSchemaShape(schema, base, limits);
+  if (shape.length > 0) return { issues: shape };
+  let hash: string;
+  try {
+    hash = contentHash(schema);
+  } catch (error) {
+    if (!(error instanceof CanonicalJsonError)) throw error;
+    return { issues: [{ path: joinPath(base, error.path), code: 'NOT_JSON', message: error.message }] };
+  }
+  const hit = cache.get(hash);
+  if (hit) {
+    cache.delete(hash); // least recently used goes first
+    cache.set(hash, hit);
+    return { issues: [], compiled: hit };
+  }
+  const instance = currentAjv();
+  const keywordIssues = checkSchemaKeywords(schema, base, instance);
+  if (keywordIssues.length > 0) return { issues: keywordIssues };
+  const metaIssues = checkAgainstMetaSchema(instance, schema, base);
+  if (metaIssues.length > 0) return { issues: metaIssues };
+  let validate: ValidateFunction;
+  try {
+    validate = instance.compile(schema as object);
+  } catch (error) {
+    return { issues: [compileIssue(error as Error, schema, base)] };
+  } finally {
+    if (typeof schema === 'object') instance.removeSchema(schema as object);
+  }
+  const compiled = wrap(hash, schema, validate);
+  if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cache.set(hash, compiled);
+  return { issues: [], compiled };
+}
+
+function currentAjv(): Ajv {
+  if (!ajv || compiles >= COMPILES_PER_INSTANCE) {
+    ajv = createSafeAjv();
+    compiles = 0;
+  }
+  compiles += 1;
+  return ajv;
+}
+
+function checkAgainstMetaSchema(instance: Ajv, schema: unknown, base: string): SchemaIssue[] {
+  try {
+    if (instance.validateSchema(schema as object) === true) return [];
+  } catch (error) {
+    return [{ path: formatPath(base, ['$schema']), code: 'INVALID_SCHEMA', message: (error as Error).message }];
+  }
+  return (instance.errors ?? []).map((e) => ({
+    path: formatPath(base, pointerSegments(e.instancePath, schema)),
+    code: 'INVALID_SCHEMA' as const,
+    message: `${e.message ?? e.keyword}`,
+  }));
+}
+
+function compileIssue(error: Error, schema: unknown, base: string): SchemaIssue {
+  const ref = /can't resolve reference (\S+) from/.exec(error.message)?.[1];
+  if (ref !== undefined) {
+    const where = findRef(schema, ref);
+    return { path: formatPath(base, where ?? []), code: ref.startsWith('#') ? 'COMPILE_FAILED' : 'REMOTE_REF', message: error.message };
+  }
+  const at = /at "(#[^"]*)"/.exec(error.message)?.[1] ?? '#';
+  return { path: formatPath(base, pointerSegments(at, schema)), code: 'COMPILE_FAILED', message: error.message };
+}
+
+/** Path of the first `$ref` whose value is `ref` (the schema is already known to be small). */
+function findRef(node: unknown, ref: string, path: PathSegment[] = []): PathSegment[] | null {
+  if (node === null || typeof node !== 'object') return null;
+  if (!Array.isArray(node) && (node as Record<string, unknown>).$ref === ref) return [...path, '$ref'];
+  for (const [key, child] of Object.entries(node)) {
+    const found = findRef(child, ref, [...path, Array.isArray(node) ? Number(key) : key]);
+    if (found) return found;
+  }
+  return null;
+}
+
+function wrap(hash: string, schema: unknown, validate: ValidateFunction): CompiledUntrustedSchema {
+  const run = (value: unknown): UntrustedValidationError[] => (validate(value) === true ? [] : (validate.errors ?? []).map(toValidationError));
+  // The schema is shared through the cache: no caller may change it under another.
+  return Object.freeze(Object.assign(run, { hash, schema: structuredClone(schema), validate: run }));
+}
+
+export function toValidationError(e: ErrorObject): UntrustedValidationError {
+  const child = e.keyword === 'required' ? e.params.missingProperty : e.keyword === 'additionalProperties' ? e.params.additionalProperty : undefined;
+  const pointer = typeof child === 'string' ? `${e.instancePath}/${escapePointerToken(child)}` : e.instancePath;
+  return { pointer, keyword: e.keyword, message: e.message ?? e.keyword, params: e.params };
+}
