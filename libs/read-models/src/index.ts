@@ -1,1 +1,12 @@
-export {};
+export { readModelMigrations } from './read-models.migrations';
+export { runsProjection } from './runs.projection';
+export { capabilitiesProjection } from './capabilities.projection';
+export { listRuns, getRunDetail, listCapabilityInstances, type RunSummary, type RunDetail, type CapabilityRow } from './queries';
+export type { ReadModelDatabase } from './read-models.table';
+
+import { capabilitiesProjection } from './capabilities.projection';
+import { runsProjection } from './runs.projection';
+
+/** Every projection, in the order a rebuild runs them. */
+export const allProjections = [runsProjection, capabilitiesProjection];
+export { projectionsFor } from './projections.host';

@@ -1,1 +1,3 @@
-export {};
+export * from './run.state';
+export { evolveRun } from './run.evolve';
+export { upstreamOf, isStandby, readyNodes, mainPathComplete, topologicalOrder } from './plan.graph';

@@ -1,0 +1,38 @@
+import type { EventPayload } from '@flex/contracts';
+import type { Projection } from '@flex/event-store';
+import type { Kysely } from 'kysely';
+import type { ReadModelDatabase } from './read-models.table';
+
+/** The capabilities read model: one row per (capability, instance). */
+export const capabilitiesProjection: Projection = {
+  name: 'capabilities',
+  async apply(trx, event) {
+    const db = trx as unknown as Kysely<ReadModelDatabase>;
+    if (event.type === 'capability_registered') {
+      const p = event.payload as EventPayload<'capability_registered'>;
+      await db
+        .insertInto('capabilities')
+        .values({
+          capability_id: p.registration.capabilityId,
+          instance_id: p.instanceId,
+          registration: JSON.stringify(p.registration),
+          status: 'active',
+          registered_at: p.registeredAt,
+          updated_at: event.timestamp,
+        })
+        .onConflict((oc) =>
+          oc.columns(['capability_id', 'instance_id']).doUpdateSet({ registration: JSON.stringify(p.registration), status: 'active', updated_at: event.timestamp }),
+        )
+        .execute();
+    } else if (event.type === 'capability_status_changed' || event.type === 'capability_deregistered') {
+      const p = event.payload as EventPayload<'capability_status_changed'>;
+      const status = event.type === 'capability_deregistered' ? 'deregistered' : p.status;
+      let query = db.updateTable('capabilities').set({ status, updated_at: event.timestamp }).where('capability_id', '=', p.capabilityId);
+      if (p.instanceId) query = query.where('instance_id', '=', p.instanceId);
+      await query.execute();
+    }
+  },
+  async reset(trx) {
+    await (trx as unknown as Kysely<ReadModelDatabase>).deleteFrom('capabilities').execute();
+  },
+};

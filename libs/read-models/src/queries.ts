@@ -1,0 +1,98 @@
+import type { CapabilityRegistration } from '@flex/contracts';
+import type { Kysely } from 'kysely';
+import type { ReadModelDatabase } from './read-models.table';
+
+export interface RunSummary {
+  runId: string;
+  status: string;
+  objective: string;
+  planVersion: number;
+  satisfactionScore: number | null;
+  observedSatisfaction: number | null;
+  failure: { code: string; reason: string } | null;
+  createdAt: string;
+  updatedAt: string;
+  lastEventType: string;
+}
+
+export interface RunDetail {
+  run: RunSummary & { owner: string };
+  output: { output: Record<string, unknown>; planVersion: number; completedAt: string } | null;
+  planVersions: Array<{ version: number; planHash: string; status: string; satisfactionScore: number | null; createdAt: string; plan: unknown }>;
+  nodes: Array<{ nodeId: string; kind: string; capabilityId: string | null; status: string; attempt: number; output: unknown; error: unknown; updatedAt: string }>;
+  hitlRequests: Array<{ requestId: string; nodeId: string | null; status: string; rationale: string | null; decision: string | null; createdAt: string }>;
+}
+
+const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
+const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+
+function toSummary(row: Record<string, any>): RunSummary {
+  return {
+    runId: row.run_id,
+    status: row.status,
+    objective: row.objective,
+    planVersion: row.plan_version,
+    satisfactionScore: row.satisfaction_score,
+    observedSatisfaction: row.observed_satisfaction,
+    failure: row.failure_code ? { code: row.failure_code, reason: row.failure_reason } : null,
+    createdAt: iso(row.created_at),
+    updatedAt: iso(row.updated_at),
+    lastEventType: row.last_event_type,
+  };
+}
+
+/** Newest first; `owner` restricts to one principal's runs (a client sees only its own). */
+export async function listRuns(db: Kysely<any>, options: { owner?: string; limit: number; status?: string }): Promise<RunSummary[]> {
+  let query = (db as Kysely<ReadModelDatabase>).selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('run_id').limit(options.limit);
+  if (options.owner) query = query.where('owner', '=', options.owner);
+  if (options.status) query = query.where('status', '=', options.status);
+  return (await query.execute()).map(toSummary);
+}
+
+export async function getRunDetail(db: Kysely<any>, runId: string): Promise<RunDetail | undefined> {
+  const rm = db as Kysely<ReadModelDatabase>;
+  const row = await rm.selectFrom('runs').selectAll().where('run_id', '=', runId).executeTakeFirst();
+  if (!row) return undefined;
+  const [output, versions, nodes, hitl] = await Promise.all([
+    rm.selectFrom('run_outputs').selectAll().where('run_id', '=', runId).executeTakeFirst(),
+    rm.selectFrom('plan_versions').selectAll().where('run_id', '=', runId).orderBy('version').execute(),
+    rm.selectFrom('plan_nodes').selectAll().where('run_id', '=', runId).orderBy('node_id').execute(),
+    rm.selectFrom('hitl_requests').selectAll().where('run_id', '=', runId).orderBy('created_at').execute(),
+  ]);
+  return {
+    run: { ...toSummary(row), owner: row.owner },
+    output: output ? { output: json(output.output), planVersion: output.plan_version, completedAt: iso(output.completed_at) } : null,
+    planVersions: versions.map((v) => ({ version: v.version, planHash: v.plan_hash, status: v.status, satisfactionScore: v.satisfaction_score, createdAt: iso(v.created_at), plan: json(v.plan) })),
+    nodes: nodes.map((n) => ({ nodeId: n.node_id, kind: n.kind, capabilityId: n.capability_id, status: n.status, attempt: n.attempt, output: json(n.output), error: json(n.error), updatedAt: iso(n.updated_at) })),
+    hitlRequests: hitl.map((h) => ({ requestId: h.request_id, nodeId: h.node_id, status: h.status, rationale: h.rationale, decision: h.decision, createdAt: iso(h.created_at) })),
+  };
+}
+
+export interface CapabilityRow {
+  capabilityId: string;
+  instanceId: string;
+  registration: CapabilityRegistration;
+  status: string;
+  registeredAt: string;
+  updatedAt: string;
+  lastSeenAt: string | null;
+}
+
+export async function listCapabilityInstances(db: Kysely<any>): Promise<CapabilityRow[]> {
+  const rows = await (db as Kysely<ReadModelDatabase & { capability_liveness: { capability_id: string; instance_id: string; last_seen_at: Date } }>)
+    .selectFrom('capabilities as c')
+    .leftJoin('capability_liveness as l', (j) => j.onRef('l.capability_id', '=', 'c.capability_id').onRef('l.instance_id', '=', 'c.instance_id'))
+    .select(['c.capability_id', 'c.instance_id', 'c.registration', 'c.status', 'c.registered_at', 'c.updated_at', 'l.last_seen_at'])
+    .orderBy('c.capability_id')
+    .orderBy('c.instance_id')
+    .execute();
+  return rows.map((r) => ({
+    capabilityId: r.capability_id,
+    instanceId: r.instance_id,
+    registration: json(r.registration),
+    status: r.status,
+    registeredAt: iso(r.registered_at),
+    updatedAt: iso(r.updated_at),
+    lastSeenAt: r.last_seen_at ? iso(r.last_seen_at) : null,
+  }));
+}

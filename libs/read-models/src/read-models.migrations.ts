@@ -1,0 +1,96 @@
+import { sql, type Kysely, type Migration } from 'kysely';
+
+/** Read-model tables. Projections own their rows; every table can be truncated and rebuilt. */
+export const readModelMigrations: Record<string, Migration> = {
+  '2026112210_read_models': {
+    async up(db: Kysely<any>) {
+      await db.schema
+        .createTable('runs')
+        .ifNotExists()
+        .addColumn('run_id', 'text', (c) => c.primaryKey())
+        .addColumn('owner', 'text', (c) => c.notNull())
+        .addColumn('owner_role', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('objective', 'text', (c) => c.notNull())
+        .addColumn('plan_version', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('satisfaction_score', 'double precision')
+        .addColumn('observed_satisfaction', 'double precision')
+        .addColumn('failure_code', 'text')
+        .addColumn('failure_reason', 'text')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('last_position', 'bigint', (c) => c.notNull())
+        .addColumn('last_event_type', 'text', (c) => c.notNull())
+        .execute();
+      await sql`create index if not exists runs_owner_created on runs (owner, created_at desc)`.execute(db);
+      await sql`create index if not exists runs_created on runs (created_at desc)`.execute(db);
+      await db.schema
+        .createTable('run_outputs')
+        .ifNotExists()
+        .addColumn('run_id', 'text', (c) => c.primaryKey())
+        .addColumn('output', 'jsonb', (c) => c.notNull())
+        .addColumn('plan_version', 'integer', (c) => c.notNull())
+        .addColumn('completed_at', 'timestamptz', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('plan_versions')
+        .ifNotExists()
+        .addColumn('run_id', 'text', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('plan', 'jsonb', (c) => c.notNull())
+        .addColumn('plan_hash', 'text', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('satisfaction_score', 'double precision')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('plan_versions_pk', ['run_id', 'version'])
+        .execute();
+      await db.schema
+        .createTable('plan_nodes')
+        .ifNotExists()
+        .addColumn('run_id', 'text', (c) => c.notNull())
+        .addColumn('node_id', 'text', (c) => c.notNull())
+        .addColumn('kind', 'text', (c) => c.notNull())
+        .addColumn('capability_id', 'text')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('attempt', 'integer', (c) => c.notNull())
+        .addColumn('output', 'jsonb')
+        .addColumn('error', 'jsonb')
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('plan_nodes_pk', ['run_id', 'node_id'])
+        .execute();
+      await db.schema
+        .createTable('capabilities')
+        .ifNotExists()
+        .addColumn('capability_id', 'text', (c) => c.notNull())
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('registration', 'jsonb', (c) => c.notNull())
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('registered_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('updated_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('capabilities_pk', ['capability_id', 'instance_id'])
+        .execute();
+      await db.schema
+        .createTable('hitl_requests')
+        .ifNotExists()
+        .addColumn('run_id', 'text', (c) => c.notNull())
+        .addColumn('request_id', 'text', (c) => c.notNull())
+        .addColumn('node_id', 'text')
+        .addColumn('status', 'text', (c) => c.notNull())
+        .addColumn('rationale', 'text')
+        .addColumn('decision', 'text')
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull())
+        .addColumn('resolved_at', 'timestamptz')
+        .addPrimaryKeyConstraint('hitl_requests_pk', ['run_id', 'request_id'])
+        .execute();
+      // Liveness is not history: heartbeats land here directly, outside the event log.
+      await db.schema
+        .createTable('capability_liveness')
+        .ifNotExists()
+        .addColumn('capability_id', 'text', (c) => c.notNull())
+        .addColumn('instance_id', 'text', (c) => c.notNull())
+        .addColumn('last_seen_at', 'timestamptz', (c) => c.notNull())
+        .addPrimaryKeyConstraint('capability_liveness_pk', ['capability_id', 'instance_id'])
+        .execute();
+    },
+  },
+};

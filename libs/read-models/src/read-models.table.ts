@@ -1,0 +1,79 @@
+import type { ColumnType } from 'kysely';
+
+type Json<T = unknown> = ColumnType<T, string, string>;
+type Timestamp = ColumnType<Date, string, string>;
+
+export interface RunsTable {
+  run_id: string;
+  owner: string;
+  owner_role: string;
+  status: string;
+  objective: string;
+  plan_version: number;
+  satisfaction_score: number | null;
+  observed_satisfaction: number | null;
+  failure_code: string | null;
+  failure_reason: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  last_position: ColumnType<string | number, number, number>;
+  last_event_type: string;
+}
+
+export interface RunOutputsTable {
+  run_id: string;
+  output: Json<Record<string, unknown>>;
+  plan_version: number;
+  completed_at: Timestamp;
+}
+
+export interface PlanVersionsTable {
+  run_id: string;
+  version: number;
+  plan: Json;
+  plan_hash: string;
+  status: string;
+  satisfaction_score: number | null;
+  created_at: Timestamp;
+}
+
+export interface PlanNodesTable {
+  run_id: string;
+  node_id: string;
+  kind: string;
+  capability_id: string | null;
+  status: string;
+  attempt: number;
+  output: Json | null;
+  error: Json | null;
+  updated_at: Timestamp;
+}
+
+export interface CapabilitiesTable {
+  capability_id: string;
+  instance_id: string;
+  registration: Json;
+  status: string;
+  registered_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface HitlRequestsTable {
+  run_id: string;
+  request_id: string;
+  node_id: string | null;
+  status: string;
+  rationale: string | null;
+  decision: string | null;
+  created_at: Timestamp;
+  resolved_at: Timestamp | null;
+}
+
+export interface ReadModelDatabase {
+  runs: RunsTable;
+  run_outputs: RunOutputsTable;
+  plan_versions: PlanVersionsTable;
+  plan_nodes: PlanNodesTable;
+  capabilities: CapabilitiesTable;
+  hitl_requests: HitlRequestsTable;
+}

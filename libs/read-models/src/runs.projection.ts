@@ -1,0 +1,144 @@
+import type { EventPayload, PlanGraph } from '@flex/contracts';
+import type { Projection, StoredEvent } from '@flex/event-store';
+import type { Kysely, Transaction } from 'kysely';
+import type { ReadModelDatabase } from './read-models.table';
+
+type Trx = Transaction<ReadModelDatabase> | Kysely<ReadModelDatabase>;
+const RUN_PREFIX = 'run-';
+
+/** runs, plan_versions, plan_nodes, run_outputs and hitl_requests, from the run streams. */
+export const runsProjection: Projection = {
+  name: 'runs',
+  async apply(trx, event) {
+    if (!event.streamId.startsWith(RUN_PREFIX)) return;
+    const db = trx as unknown as Trx;
+    const runId = event.streamId.slice(RUN_PREFIX.length);
+    if (event.type === 'start') await insertRun(db, runId, event);
+    await APPLY[event.type]?.(db, runId, event);
+    await db
+      .updateTable('runs')
+      .set({ updated_at: event.timestamp, last_position: event.position, last_event_type: event.type })
+      .where('run_id', '=', runId)
+      .execute();
+  },
+  async reset(trx) {
+    const db = trx as unknown as Trx;
+    for (const table of ['hitl_requests', 'run_outputs', 'plan_nodes', 'plan_versions', 'runs'] as const) await db.deleteFrom(table).execute();
+  },
+};
+
+type Apply = (db: Trx, runId: string, event: StoredEvent) => Promise<void>;
+
+const APPLY: Record<string, Apply> = {
+  plan_generated: async (db, runId, event) => {
+    const p = event.payload as EventPayload<'plan_generated'>;
+    await recordPlan(db, runId, p.plan, p.planVersion, p.planHash, p.status, p.satisfactionScore, event.timestamp);
+  },
+  plan_updated: async (db, runId, event) => {
+    const p = event.payload as EventPayload<'plan_updated'>;
+    await recordPlan(db, runId, p.plan, p.version, p.planHash, 'accepted', null, event.timestamp);
+  },
+  node_start: async (db, runId, event) => {
+    const p = event.payload as EventPayload<'node_start'>;
+    await setNode(db, runId, p.nodeId, { status: 'running', attempt: p.attempt, error: null }, event.timestamp);
+  },
+  node_complete: async (db, runId, event) => {
+    const p = event.payload as EventPayload<'node_complete'>;
+    await setNode(db, runId, p.nodeId, { status: 'completed', attempt: p.attempt, output: JSON.stringify(p.output), error: null }, event.timestamp);
+  },
+  node_error: async (db, runId, event) => {
+    const p = event.payload as EventPayload<'node_error'>;
+    await setNode(db, runId, p.nodeId, { status: p.willRetry ? 'retry_wait' : 'failed', attempt: p.attempt, error: JSON.stringify(p.error) }, event.timestamp);
+  },
+  hitl_request: async (db, runId, event) => {
+    const p = event.payload as EventPayload<'hitl_request'>;
+    await db
+      .insertInto('hitl_requests')
+      .values({ run_id: runId, request_id: p.requestId, node_id: p.nodeId ?? null, status: 'pending', rationale: p.rationale, decision: null, created_at: event.timestamp, resolved_at: null })
+      .onConflict((oc) => oc.columns(['run_id', 'request_id']).doNothing())
+      .execute();
+    await db.updateTable('runs').set({ status: 'awaiting_hitl' }).where('run_id', '=', runId).execute();
+  },
+  hitl_resolved: async (db, runId, event) => {
+    const p = event.payload as EventPayload<'hitl_resolved'>;
+    await db
+      .updateTable('hitl_requests')
+      .set({ status: 'resolved', decision: p.decision, resolved_at: event.timestamp })
+      .where('run_id', '=', runId)
+      .where('request_id', '=', p.requestId)
+      .execute();
+    await db.updateTable('runs').set({ status: 'running' }).where('run_id', '=', runId).execute();
+  },
+  run_paused: async (db, runId) => {
+    await db.updateTable('runs').set({ status: 'paused' }).where('run_id', '=', runId).execute();
+  },
+  run_resumed: async (db, runId) => {
+    await db.updateTable('runs').set({ status: 'running' }).where('run_id', '=', runId).execute();
+  },
+  complete: async (db, runId, event) => {
+    const p = event.payload as EventPayload<'complete'>;
+    await db
+      .insertInto('run_outputs')
+      .values({ run_id: runId, output: JSON.stringify(p.output), plan_version: p.planVersion, completed_at: event.timestamp })
+      .onConflict((oc) => oc.column('run_id').doNothing())
+      .execute();
+    await db
+      .updateTable('runs')
+      .set({ status: 'completed', observed_satisfaction: p.observedSatisfaction ?? null })
+      .where('run_id', '=', runId)
+      .execute();
+  },
+  run_failed: async (db, runId, event) => {
+    const p = event.payload as EventPayload<'run_failed'>;
+    await db.updateTable('runs').set({ status: 'failed', failure_code: p.code, failure_reason: p.reason }).where('run_id', '=', runId).execute();
+  },
+};
+
+async function insertRun(db: Trx, runId: string, event: StoredEvent): Promise<void> {
+  const p = event.payload as EventPayload<'start'>;
+  await db
+    .insertInto('runs')
+    .values({
+      run_id: runId,
+      owner: p.owner.principal,
+      owner_role: p.owner.role,
+      status: 'planning',
+      objective: p.envelope.objective,
+      plan_version: 0,
+      satisfaction_score: null,
+      observed_satisfaction: null,
+      failure_code: null,
+      failure_reason: null,
+      created_at: event.timestamp,
+      updated_at: event.timestamp,
+      last_position: event.position,
+      last_event_type: event.type,
+    })
+    .onConflict((oc) => oc.column('run_id').doNothing())
+    .execute();
+}
+
+async function recordPlan(db: Trx, runId: string, plan: PlanGraph, version: number, hash: string, status: string, score: number | null, at: string) {
+  await db
+    .insertInto('plan_versions')
+    .values({ run_id: runId, version, plan: JSON.stringify(plan), plan_hash: hash, status, satisfaction_score: score, created_at: at })
+    .onConflict((oc) => oc.columns(['run_id', 'version']).doNothing())
+    .execute();
+  await db.updateTable('runs').set({ status: 'running', plan_version: version, satisfaction_score: score }).where('run_id', '=', runId).execute();
+  for (const node of plan.nodes) {
+    await db
+      .insertInto('plan_nodes')
+      .values({ run_id: runId, node_id: node.id, kind: node.kind, capability_id: node.capabilityId ?? null, status: 'pending', attempt: 0, output: null, error: null, updated_at: at })
+      .onConflict((oc) => oc.columns(['run_id', 'node_id']).doUpdateSet({ kind: node.kind, capability_id: node.capabilityId ?? null }))
+      .execute();
+  }
+}
+
+async function setNode(db: Trx, runId: string, nodeId: string, values: Record<string, unknown>, at: string) {
+  await db
+    .updateTable('plan_nodes')
+    .set({ ...values, updated_at: at })
+    .where('run_id', '=', runId)
+    .where('node_id', '=', nodeId)
+    .execute();
+}

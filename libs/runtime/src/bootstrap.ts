@@ -1,0 +1,57 @@
+import type { DynamicModule, INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { FlexEventErrorFilter, FlexEventsTransport } from '@flex/bus';
+import { recordDeadLetter } from '@flex/event-store';
+import { loadConfig } from './config';
+import type { ServiceRuntime } from './runtime';
+import { createDistributedRuntime, type RuntimeOptions } from './runtime.factory';
+
+export interface ServiceDefinition {
+  name: string;
+  /** The service's Nest module, bound to a runtime. */
+  module: (runtime: ServiceRuntime) => DynamicModule;
+  /** Whether the service consumes bus events through @EventPattern handlers. */
+  consumesEvents: boolean;
+  migrations?: RuntimeOptions['migrations'];
+  concurrency?: number;
+}
+
+/** The durable JetStream transport every instance of a service shares. */
+export function eventsTransport(runtime: ServiceRuntime, service: string, concurrency = 16): FlexEventsTransport {
+  return new FlexEventsTransport({
+    bus: runtime.bus,
+    durable: service,
+    concurrency,
+    maxDeliver: 10,
+    ackWaitMs: 30_000,
+    onDeadLetter: async (dead) => {
+      runtime.logger.error('dead letter', { consumer: dead.consumer, eventId: dead.event.id, type: dead.event.type, reason: dead.reason });
+      await recordDeadLetter(runtime.database.db, dead);
+    },
+  });
+}
+
+/** Distributed entry point of one service: its own process, HTTP health on PORT, events over JetStream. */
+export async function runDistributedService(definition: ServiceDefinition): Promise<INestApplication> {
+  const config = loadConfig();
+  const runtime = await createDistributedRuntime(config, { service: definition.name, migrations: definition.migrations });
+  const app = await NestFactory.create(definition.module(runtime), { logger: ['error', 'warn'] });
+  app.enableShutdownHooks();
+  // Keeps a handler's error code and retryable flag visible to the transport (Nest would hide them).
+  app.useGlobalFilters(new FlexEventErrorFilter());
+  if (definition.consumesEvents) {
+    app.connectMicroservice({ strategy: eventsTransport(runtime, definition.name, definition.concurrency) }, { inheritAppConfig: true });
+    await app.startAllMicroservices();
+  }
+  await app.listen(config.PORT, '0.0.0.0');
+  runtime.logger.info('service started', { port: config.PORT, mode: runtime.mode });
+  const stop = async () => {
+    runtime.logger.info('service stopping');
+    await app.close();
+    await runtime.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return app;
+}

@@ -1,0 +1,10 @@
+export { loadConfig, ConfigError, type FlexConfig } from './config';
+export { createLogger, type Logger, type LogLevel } from './logger';
+export { systemClock, randomIds, type Clock, type IdGenerator } from './clock';
+export { createMetrics, type Metrics } from './metrics';
+export { RUNTIME, type ServiceRuntime } from './runtime';
+export { createDistributedRuntime, createEmbeddedRuntime, type RuntimeOptions } from './runtime.factory';
+export { runCommand, type CommandOptions, type CommandResult, type DecidedEvent } from './command';
+export { HealthController } from './health.controller';
+export { runDistributedService, eventsTransport, type ServiceDefinition } from './bootstrap';
+export { fetchCapabilitySnapshot, activeRegistrations, type CapabilitySnapshot, type CapabilityView } from './registry.client';

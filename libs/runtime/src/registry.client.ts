@@ -1,0 +1,28 @@
+import { registrySubjects, type Messaging } from '@flex/bus';
+import type { CapabilityRegistration } from '@flex/contracts';
+
+/** One capability as the registry sees it now: its registration and how many live instances serve it. */
+export interface CapabilityView {
+  registration: CapabilityRegistration;
+  status: 'active' | 'inactive' | 'deregistered';
+  activeInstances: number;
+  registeredAt: string;
+  lastSeenAt: string;
+}
+
+export interface CapabilitySnapshot {
+  capabilities: CapabilityView[];
+}
+
+/** Ask the registry for its live view (request/reply; the registry answers from its read model). */
+export async function fetchCapabilitySnapshot(messaging: Messaging, prefix: string, timeoutMs = 5000): Promise<CapabilitySnapshot> {
+  return messaging.request<CapabilitySnapshot>(registrySubjects(prefix).snapshot, {}, { timeoutMs });
+}
+
+/** Active registrations, sorted by id so every consumer sees the same order. */
+export function activeRegistrations(snapshot: CapabilitySnapshot): CapabilityRegistration[] {
+  return snapshot.capabilities
+    .filter((c) => c.status === 'active')
+    .map((c) => c.registration)
+    .sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0));
+}

@@ -1,0 +1,119 @@
+import { connect } from 'nats';
+import { InProcessMessaging, NatsEventBus, NatsMessaging, StoreBackedEventBus, type EventBus } from '@flex/bus';
+import {
+  createDatabase,
+  createEventLog,
+  EventStore,
+  migrateToLatest,
+  OutboxRelay,
+  type StoredEvent,
+} from '@flex/event-store';
+import type { Migration } from 'kysely';
+import { randomIds, systemClock } from './clock';
+import type { FlexConfig } from './config';
+import { createLogger } from './logger';
+import { createMetrics } from './metrics';
+import type { ServiceRuntime } from './runtime';
+
+export interface RuntimeOptions {
+  service: string;
+  /** Read-model migrations to run beside the store's own. */
+  migrations?: Record<string, Migration>;
+}
+
+/**
+ * Distributed mode: Postgres at FLEX_DATABASE_URL, NATS JetStream at FLEX_NATS_URL. Appends are
+ * published right after commit; the outbox relay publishes whatever a crash left unpublished.
+ */
+export async function createDistributedRuntime(config: FlexConfig, options: RuntimeOptions): Promise<ServiceRuntime> {
+  if (!config.FLEX_DATABASE_URL || !config.FLEX_NATS_URL) {
+    throw new Error('distributed mode needs FLEX_DATABASE_URL and FLEX_NATS_URL');
+  }
+  const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
+  const database = await createDatabase({ url: config.FLEX_DATABASE_URL });
+  await migrateToLatest(database.db, options.migrations);
+  const nc = await connect({ servers: config.FLEX_NATS_URL, name: `flex-${options.service}`, maxReconnectAttempts: -1 });
+  const bus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
+  const messaging = new NatsMessaging(nc);
+  let store!: EventStore;
+  const publish = async (events: StoredEvent[]) => {
+    await bus.publish(events);
+    await store.markPublished(events.map((e) => e.position));
+  };
+  store = new EventStore(database.db, { outbox: true, afterCommit: publish });
+  const relay = new OutboxRelay(database.db, store, publish, { intervalMs: 1000, minAgeMs: 2000, batchSize: 500 });
+  relay.start();
+  const runtime = baseRuntime('distributed', config, options.service, { database, store, bus, messaging, logger });
+  runtime.onClose(() => nc.close());
+  runtime.onClose(() => database.close());
+  runtime.onClose(() => bus.close());
+  runtime.onClose(() => messaging.drain());
+  runtime.onClose(() => relay.stop());
+  return runtime;
+}
+
+/**
+ * Embedded mode: PGlite under FLEX_DATA_DIR (or in memory), a store-backed in-process bus whose
+ * consumers tail the event store from persisted checkpoints, and in-process messaging.
+ * FLEX_DATABASE_URL / FLEX_NATS_URL, when set, swap in the real servers.
+ */
+export async function createEmbeddedRuntime(config: FlexConfig, options: RuntimeOptions & { dataDir?: string | null }): Promise<ServiceRuntime> {
+  const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
+  const dataDir = options.dataDir === null ? undefined : options.dataDir ?? `${config.FLEX_DATA_DIR}/pg`;
+  const database = await createDatabase(config.FLEX_DATABASE_URL ? { url: config.FLEX_DATABASE_URL } : { dataDir });
+  await migrateToLatest(database.db, options.migrations);
+  let bus: EventBus;
+  let store: EventStore;
+  let messaging;
+  let nc: Awaited<ReturnType<typeof connect>> | undefined;
+  if (config.FLEX_NATS_URL) {
+    nc = await connect({ servers: config.FLEX_NATS_URL, name: 'flex-embedded', maxReconnectAttempts: -1 });
+    const natsBus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
+    bus = natsBus;
+    messaging = new NatsMessaging(nc);
+    store = new EventStore(database.db, { outbox: false, afterCommit: (events) => natsBus.publish(events) });
+  } else {
+    let storeBus!: StoreBackedEventBus;
+    store = new EventStore(database.db, { outbox: false, afterCommit: (events) => storeBus.publish(events) });
+    storeBus = new StoreBackedEventBus(createEventLog(store, database.db));
+    bus = storeBus;
+    messaging = new InProcessMessaging();
+  }
+  const runtime = baseRuntime('embedded', config, options.service, { database, store, bus, messaging, logger });
+  runtime.onClose(() => database.close());
+  if (nc) runtime.onClose(() => nc!.close());
+  runtime.onClose(() => bus.close());
+  runtime.onClose(() => messaging.drain());
+  return runtime;
+}
+
+function baseRuntime(
+  mode: ServiceRuntime['mode'],
+  config: FlexConfig,
+  service: string,
+  parts: Pick<ServiceRuntime, 'database' | 'store' | 'bus' | 'messaging' | 'logger'>,
+): ServiceRuntime {
+  const closers: Array<() => Promise<void> | void> = [];
+  let closed = false;
+  return {
+    mode,
+    config,
+    ...parts,
+    prefix: config.FLEX_NATS_PREFIX,
+    clock: systemClock,
+    ids: randomIds,
+    metrics: createMetrics(),
+    onClose: (fn) => closers.push(fn),
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const fn of closers.reverse()) {
+        try {
+          await fn();
+        } catch (error) {
+          parts.logger.warn('error while closing', { service, error });
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import type { EventBus, Messaging } from '@flex/bus';
+import type { EventStore, FlexDatabase } from '@flex/event-store';
+import type { Clock, IdGenerator } from './clock';
+import type { FlexConfig } from './config';
+import type { Logger } from './logger';
+import type { Metrics } from './metrics';
+
+/**
+ * Everything a service needs from the outside world, built once per process. Embedded mode builds
+ * one and shares it between the five services; distributed mode builds one per service process.
+ * Only these adapters differ between the two modes (DESIGN §4).
+ */
+export interface ServiceRuntime {
+  readonly mode: 'embedded' | 'distributed';
+  readonly config: FlexConfig;
+  readonly database: FlexDatabase;
+  readonly store: EventStore;
+  readonly bus: EventBus;
+  readonly messaging: Messaging;
+  readonly prefix: string;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  /** Stop background loops and close connections, in order. */
+  close(): Promise<void>;
+  /** Register something to stop when the runtime closes (closed in reverse order). */
+  onClose(fn: () => Promise<void> | void): void;
+}
+
+/** Nest injection token for the ServiceRuntime. */
+export const RUNTIME = Symbol.for('flex.runtime');
