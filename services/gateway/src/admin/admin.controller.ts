@@ -1,0 +1,21 @@
+import { Controller, Inject, Post, UseGuards } from '@nestjs/common';
+import { projectionsFor } from '@flex/read-models';
+import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { AuthGuard, Roles } from '../auth/auth.guard';
+
+@Controller('api/v1/flex/admin')
+@UseGuards(AuthGuard)
+export class AdminController {
+  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
+
+  /** Drop every read model and rebuild it from position 0 of the event store. */
+  @Post('projections/rebuild')
+  @Roles('admin')
+  async rebuild() {
+    const runner = projectionsFor(this.runtime.database.db, this.runtime.store);
+    const started = Date.now();
+    const rebuilt: Record<string, unknown> = {};
+    for (const name of ['runs', 'capabilities']) rebuilt[name] = await runner.rebuild(name);
+    return { ok: true, rebuilt, durationMs: Date.now() - started };
+  }
+}

@@ -1,0 +1,39 @@
+import { Controller, Get, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import { registrySubjects } from '@flex/bus';
+import { fetchCapabilitySnapshot, RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
+import { apiError } from '../http/api-error';
+
+@Controller('api/v1/flex/capabilities')
+@UseGuards(AuthGuard)
+export class CapabilitiesController {
+  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
+
+  /** Agents that cannot speak NATS register over HTTP; the registry validates exactly as over NATS. */
+  @Post('register')
+  @Roles('agent')
+  async register(@Req() req: AuthedRequest) {
+    const body = (req.body ?? {}) as { registration?: unknown; instanceId?: unknown };
+    const payload = body.registration ? body : { registration: body, instanceId: (body as { instanceId?: unknown }).instanceId };
+    try {
+      return await this.runtime.messaging.request(registrySubjects(this.runtime.prefix).register, payload, { timeoutMs: 5000 });
+    } catch (error) {
+      const e = error as { code?: string; message?: string; details?: unknown };
+      if (e.code === 'invalid_registration') throw apiError(400, 'invalid_registration', e.message ?? 'registration rejected', e.details ?? {});
+      if (e.code === 'NO_RESPONDERS' || e.code === 'TIMEOUT') throw apiError(503, 'registry_unavailable', 'the registry did not answer; try again');
+      throw error;
+    }
+  }
+
+  @Get()
+  @Roles('client', 'operator', 'agent')
+  async list() {
+    try {
+      return await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix);
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === 'NO_RESPONDERS' || code === 'TIMEOUT') throw apiError(503, 'registry_unavailable', 'the registry did not answer; try again');
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,60 @@
+import { runIdFromStreamId } from '@flex/contracts';
+import type { StoredEvent } from '@flex/event-store';
+
+/** Internal hand-offs between services that clients do not see on the SSE stream. */
+export const INTERNAL_EVENT_TYPES: ReadonlySet<string> = new Set(['plan_drafted']);
+
+export interface FlexEventFrame {
+  type: string;
+  id: string;
+  timestamp: string;
+  runId: string;
+  nodeId?: string;
+  planVersion?: number;
+  correlationId: string;
+  payload?: unknown;
+  message?: string;
+}
+
+/** DESIGN §7: the FlexEvent JSON of one stored run event. */
+export function toFrame(event: StoredEvent): FlexEventFrame {
+  const payload = event.payload as Record<string, unknown> | undefined;
+  const nodeId = typeof payload?.nodeId === 'string' ? payload.nodeId : undefined;
+  const planVersion = event.metadata.planVersion ?? (typeof payload?.planVersion === 'number' ? payload.planVersion : undefined);
+  return {
+    type: event.type,
+    id: event.id,
+    timestamp: event.timestamp,
+    runId: runIdFromStreamId(event.streamId) ?? event.streamId,
+    ...(nodeId ? { nodeId } : {}),
+    ...(planVersion ? { planVersion } : {}),
+    correlationId: event.metadata.correlationId,
+    payload,
+    message: describe(event.type, payload ?? {}),
+  };
+}
+
+/** One human line per event, for logs and the CLI's live progress. */
+export function describe(type: string, p: Record<string, any>): string {
+  switch (type) {
+    case 'start': return `run ${p.runId} started`;
+    case 'plan_requested': return `planning (attempt ${p.attempt}${p.reason !== 'initial' ? `, ${p.reason}` : ''})`;
+    case 'plan_rejected': return `plan rejected: ${p.diagnostics?.failures?.[0]?.constraint ?? 'see diagnostics'}`;
+    case 'plan_generated': return `plan v${p.planVersion} accepted: ${(p.nodes ?? []).map((n: any) => n.nodeId).join(' → ')}`;
+    case 'plan_updated': return `plan updated v${p.previousVersion} → v${p.version}`;
+    case 'node_start': return `${p.nodeId} started${p.capabilityId ? ` on ${p.capabilityId}` : ''} (attempt ${p.attempt})`;
+    case 'node_complete': return `${p.nodeId} complete in ${p.durationMs} ms`;
+    case 'node_error': return `${p.nodeId} failed: ${p.error?.message ?? ''}${p.willRetry ? ` (retrying in ${p.retryInMs} ms)` : ''}`;
+    case 'validation_error': return `validation failed (${p.scope}): ${p.errors?.[0]?.message ?? ''}`;
+    case 'policy_triggered': return `policy ${p.policyId} → ${p.action?.type}`;
+    case 'hitl_request': return `waiting for a human: ${p.rationale ?? ''}`;
+    case 'hitl_resolved': return `human ${p.decision}d ${p.requestId}`;
+    case 'complete': return 'run complete';
+    case 'run_failed': return `run failed (${p.code}): ${p.reason}`;
+    default: return type;
+  }
+}
+
+export function sseFrame(event: StoredEvent): string {
+  return `id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify(toFrame(event))}\n\n`;
+}

@@ -1,0 +1,71 @@
+import { TERMINAL_EVENT_TYPES } from '@flex/contracts';
+import type { ServiceRuntime } from '@flex/runtime';
+import type { Request, Response } from 'express';
+import { INTERNAL_EVENT_TYPES, sseFrame } from './event-frame';
+
+const KEEPALIVE_MS = 15_000;
+const RECHECK_MS = 1_000;
+
+export function openSse(res: Response): void {
+  res.status(200);
+  res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
+  res.setHeader('Cache-Control', 'no-cache, no-transform');
+  res.setHeader('Connection', 'keep-alive');
+  res.setHeader('X-Accel-Buffering', 'no');
+  res.flushHeaders();
+}
+
+/**
+ * Stream a run's events as SSE from after `afterPosition` until a terminal event (or the client
+ * leaves). The store is the source: bus notifications only say "look again", so nothing is missed
+ * or reordered whatever the bus does.
+ */
+export async function followRun(runtime: ServiceRuntime, streamId: string, afterPosition: number, req: Request, res: Response): Promise<void> {
+  let last = afterPosition;
+  let closed = false;
+  let dirty = false;
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    dirty = true;
+    wake?.();
+  };
+  req.on('close', () => {
+    closed = true;
+    poke();
+  });
+  const unwatch = await runtime.bus.watch(streamId, poke);
+  let lastWrite = Date.now();
+  try {
+    while (!closed) {
+      dirty = false;
+      const events = await runtime.store.readStream(streamId, { afterPosition: last });
+      let terminal = false;
+      for (const event of events) {
+        last = event.position;
+        if (!INTERNAL_EVENT_TYPES.has(event.type)) {
+          res.write(sseFrame(event));
+          lastWrite = Date.now();
+        }
+        if ((TERMINAL_EVENT_TYPES as readonly string[]).includes(event.type)) terminal = true;
+      }
+      if (terminal) break;
+      if (events.length > 0 || dirty) continue;
+      // Notifications are a hint (best effort); a slow re-read covers a missed one.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, RECHECK_MS);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+      if (!closed && Date.now() - lastWrite >= KEEPALIVE_MS) {
+        res.write(': keepalive\n\n');
+        lastWrite = Date.now();
+      }
+    }
+  } finally {
+    await unwatch();
+    if (!res.writableEnded) res.end();
+  }
+}

@@ -1,0 +1,67 @@
+import { Controller, Get, Headers, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
+import { apiError } from '../http/api-error';
+import { followRun, openSse } from './run-stream';
+import { RunsService } from './runs.service';
+import { Inject } from '@nestjs/common';
+import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+
+const RUN_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+@Controller('api/v1/flex')
+@UseGuards(AuthGuard)
+export class RunsController {
+  constructor(
+    private readonly runs: RunsService,
+    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+  ) {}
+
+  /** Start a run and stream its events (SSE) until it completes or fails. */
+  @Post('run.stream')
+  @Roles('client', 'operator')
+  async runStream(
+    @Req() req: AuthedRequest,
+    @Res() res: Response,
+    @Headers('x-correlation-id') correlationId?: string,
+    @Headers('traceparent') traceparent?: string,
+    @Headers('idempotency-key') idempotencyKey?: string,
+  ): Promise<void> {
+    const started = await this.runs.start({ body: req.body, principal: req.principal, correlationId: clean(correlationId), traceparent: clean(traceparent), idempotencyKey: clean(idempotencyKey) });
+    res.setHeader('X-Flex-Run-Id', started.runId);
+    openSse(res);
+    await followRun(this.runtime, started.streamId, 0, req, res);
+  }
+
+  @Get('runs')
+  @Roles('client', 'operator')
+  async list(@Req() req: AuthedRequest, @Query('limit') limit?: string, @Query('status') status?: string) {
+    const n = limit === undefined ? 50 : Number(limit);
+    if (!Number.isInteger(n) || n < 1 || n > 500) throw apiError(400, 'invalid_query', 'limit must be an integer from 1 to 500', { path: 'limit' });
+    return { runs: await this.runs.list(req.principal, n, status) };
+  }
+
+  @Get('runs/:id')
+  @Roles('client', 'operator')
+  async detail(@Req() req: AuthedRequest, @Param('id') id: string) {
+    return { ok: true, ...(await this.runs.detail(req.principal, checkRunId(id))) };
+  }
+
+  /** Follow a run again from the start, or from `Last-Event-ID` (a position); ends at its terminal event. */
+  @Get('runs/:id/events')
+  @Roles('client', 'operator')
+  async events(@Req() req: AuthedRequest, @Res() res: Response, @Param('id') id: string, @Headers('last-event-id') lastEventId?: string): Promise<void> {
+    const streamId = await this.runs.assertVisible(req.principal, checkRunId(id));
+    const after = lastEventId === undefined || lastEventId === '' ? 0 : Number(lastEventId);
+    if (!Number.isSafeInteger(after) || after < 0) throw apiError(400, 'invalid_last_event_id', 'Last-Event-ID must be an event position (a non-negative integer)');
+    openSse(res);
+    await followRun(this.runtime, streamId, after, req, res);
+  }
+}
+
+function checkRunId(id: string): string {
+  if (!RUN_ID.test(id)) throw apiError(400, 'invalid_run_id', 'run ids are 1–100 letters, digits, _ or -', { path: 'id' });
+  return id;
+}
+
+const clean = (v?: string) => (v && v.length <= 256 ? v : undefined);

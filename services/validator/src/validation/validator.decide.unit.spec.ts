@@ -1,0 +1,91 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { normalizeEnvelope, type CapabilityRegistration, type PlanDiagnostic, type PlanGraph } from '@flex/contracts';
+import { evolveRun, initialRunState } from '@flex/run-model';
+import { givenEvents } from '@flex/testing';
+import { mergeDiagnostics } from './diagnostics-merger';
+import { decideValidation } from './validator.decide';
+
+const normalized = normalizeEnvelope(JSON.parse(readFileSync(join(__dirname, '../../../../examples/envelope.json'), 'utf8')));
+if (!normalized.ok) throw new Error('sample envelope must normalize');
+const envelope = normalized.envelope;
+
+const registration = (capabilityId: string): CapabilityRegistration =>
+  ({ capabilityId, agentType: 'ai', version: '1', displayName: capabilityId, summary: 's', inputContract: ['writerBrief'], outputContract: ['copyVariants'] }) as CapabilityRegistration;
+
+const plan = (nodes: PlanGraph['nodes'], edges: PlanGraph['edges'] = []): PlanGraph => ({
+  planVersion: 1,
+  nodes,
+  edges,
+  metadata: { plannerId: 'test', plannerVersion: '1', determinism: 'full', inputHash: 'x'.repeat(64) },
+});
+
+const writer = { id: 'execution-1', kind: 'execution' as const, label: 'W', capabilityId: 'W.write', inputFacets: [], outputFacets: ['copyVariants'] };
+
+function stateWithDraft(draft: PlanGraph, attempt = 1) {
+  const events = givenEvents('run-r1', [
+    { type: 'start', payload: { runId: 'r1', envelope, normalization: [], owner: { principal: 'p', role: 'client' } } },
+    { type: 'plan_requested', payload: { attempt, reason: 'initial', policyKeys: [] } },
+    { type: 'plan_drafted', payload: { attempt, plan: draft, planHash: 'h' }, id: 'draft-1' },
+  ]);
+  return { state: events.reduce(evolveRun, initialRunState()), draft: events[2].payload as { attempt: number; plan: PlanGraph; planHash: string } };
+}
+
+describe('validator: decide', () => {
+  it('accepts a sound draft as plan_generated v1 with trimmed nodes', () => {
+    const { state, draft } = stateWithDraft(plan([writer]));
+    const [event] = decideValidation(state, { draftEventId: 'draft-1', draft, active: [registration('W.write')], maxAttempts: 3 });
+    expect(event.type).toBe('plan_generated');
+    expect(event.payload).toMatchObject({ planVersion: 1, status: 'accepted', satisfactionScore: 1, nodes: [{ nodeId: 'execution-1', capabilityId: 'W.write', provides: ['copyVariants'], enforces: [] }] });
+  });
+
+  it('rejects an unregistered capability and asks for another attempt with the diagnostics', () => {
+    const { state, draft } = stateWithDraft(plan([writer]));
+    const events = decideValidation(state, { draftEventId: 'draft-1', draft, active: [], maxAttempts: 3 });
+    expect(events.map((e) => e.type)).toEqual(['plan_rejected', 'plan_requested']);
+    expect(events[1].payload).toMatchObject({ attempt: 2, reason: 'rejected', diagnostics: { status: 'rejected', failures: [{ cause: 'missing_producer', capabilityId: 'W.write' }] } });
+  });
+
+  it('fails the run with the last diagnostics after the attempt limit', () => {
+    const { state, draft } = stateWithDraft(plan([writer, { ...writer, id: 'b' }], [{ from: 'execution-1', to: 'b' }, { from: 'b', to: 'execution-1' }]), 3);
+    const events = decideValidation(state, { draftEventId: 'draft-1', draft, active: [registration('W.write')], maxAttempts: 3 });
+    expect(events.map((e) => e.type)).toEqual(['plan_rejected', 'run_failed']);
+    expect((events[1].payload as { reason: string }).reason).toMatch(/no valid plan after 3 attempt\(s\): the plan has a cycle/);
+  });
+
+  it('ignores a draft that is not the pending one (duplicate delivery)', () => {
+    const { state, draft } = stateWithDraft(plan([writer]));
+    expect(decideValidation(state, { draftEventId: 'other', draft, active: [], maxAttempts: 3 })).toEqual([]);
+  });
+});
+
+describe('validator: diagnostics merger', () => {
+  const d = (over: Partial<PlanDiagnostic>): PlanDiagnostic => ({ severity: 'soft', status: 'unsatisfied', cause: 'unsatisfied_soft', ...over });
+
+  it('dedupes on (constraintId, nodeId, cause), keeps the most severe, merges suggestions', () => {
+    const bundle = mergeDiagnostics(
+      [d({ constraintId: 'c1', nodeId: 'n', suggestion: 'a' }), d({ constraintId: 'c1', nodeId: 'n', severity: 'hard', suggestion: 'b' }), d({ constraintId: 'c1', nodeId: 'n', suggestion: 'a' })],
+      [{ constraintId: 'c1', level: 'hard', expr: { '==': [1, 1] } }],
+    );
+    expect(bundle.failures).toEqual([d({ constraintId: 'c1', nodeId: 'n', severity: 'hard', suggestion: 'a\nb' })]);
+    expect(bundle.status).toBe('rejected');
+    expect(bundle.satisfactionScore).toBe(0);
+  });
+
+  it('scores a failed soft constraint at the spec weights', () => {
+    const bundle = mergeDiagnostics([d({ constraintId: 'exact_two' })], [
+      { constraintId: 'min_qa', level: 'hard', expr: {} },
+      { constraintId: 'exact_two', level: 'soft', expr: {} },
+      { constraintId: 'tone', level: 'informational', expr: {} },
+    ]);
+    expect(bundle.status).toBe('accepted_with_findings');
+    expect(bundle.satisfactionScore).toBeCloseTo(1 / 1.5, 6);
+  });
+
+  it('is independent of input order', () => {
+    const list = [d({ constraintId: 'b', nodeId: '2' }), d({ constraintId: 'a', nodeId: '1', severity: 'hard' }), d({ constraintId: 'a', nodeId: '0', severity: 'informational', cause: 'advisory', status: 'unknown' })];
+    const forward = mergeDiagnostics(list, []);
+    expect(mergeDiagnostics([...list].reverse(), [])).toEqual(forward);
+    expect(forward.failures.map((x) => x.constraintId)).toEqual(['a']);
+  });
+});

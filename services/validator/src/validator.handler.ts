@@ -1,0 +1,41 @@
+import { Controller, Inject } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import type { EventPayload } from '@flex/contracts';
+import type { StoredEvent } from '@flex/event-store';
+import { evolveRun, initialRunState, runMetadata } from '@flex/run-model';
+import { activeRegistrations, fetchCapabilitySnapshot, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
+import { decideValidation } from './validation/validator.decide';
+
+@Controller()
+export class ValidatorHandler {
+  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
+
+  /** plan_drafted → prove the draft against the contract and the live registry. */
+  @EventPattern('plan_drafted')
+  async onPlanDrafted(@Payload() event: StoredEvent): Promise<void> {
+    const { store, messaging, prefix, config, metrics } = this.runtime;
+    const snapshot = await fetchCapabilitySnapshot(messaging, prefix);
+    const active = activeRegistrations(snapshot);
+    const result = await runCommand({
+      store,
+      streamId: event.streamId,
+      initial: initialRunState,
+      evolve: evolveRun,
+      decide: (s) =>
+        decideValidation(s, {
+          draftEventId: event.id,
+          draft: event.payload as EventPayload<'plan_drafted'>,
+          active,
+          maxAttempts: config.FLEX_MAX_PLAN_ATTEMPTS,
+        }),
+      metadata: (s) => runMetadata(s, event, 'validator'),
+      idempotencyKey: `validator:${event.id}`,
+      clock: this.runtime.clock,
+      ids: this.runtime.ids,
+    });
+    for (const e of result.appended) {
+      if (e.type === 'plan_generated') metrics.inc('flex.planner.generated');
+      if (e.type === 'plan_rejected') metrics.inc('flex.planner.rejections');
+    }
+  }
+}
