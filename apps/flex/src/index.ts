@@ -1,1 +1,1 @@
-export {};
+export { startEmbedded, type EmbeddedOptions, type EmbeddedFlex } from './embedded/embedded';

@@ -1,2 +1,5 @@
 export * from './postgres';
 export * from './nats';
+export * from './given';
+export * from './processes';
+export * from './flex-client';

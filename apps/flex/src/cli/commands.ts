@@ -1,0 +1,114 @@
+import { readFileSync } from 'node:fs';
+import { canonicalJson } from '@flex/contracts';
+import type { StoredEvent } from '@flex/event-store';
+import { compileUntrustedSchema } from '@flex/facets';
+import { evolveRun, initialRunState } from '@flex/run-model';
+import { api, CliError, type CliContext } from './client';
+import { readSse } from './sse-client';
+
+interface Frame {
+  type: string;
+  id: string;
+  timestamp: string;
+  runId: string;
+  nodeId?: string;
+  planVersion?: number;
+  correlationId: string;
+  payload?: any;
+  message?: string;
+}
+
+/** `flex run <envelope.json>`: start a run and show its progress live; exit 0 on complete, 2 on failure. */
+export async function runCommand(ctx: CliContext, file: string): Promise<number> {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  const res = await api(ctx, 'POST', 'run.stream', envelope, 'text/event-stream');
+  ctx.err(`run ${res.headers.get('x-flex-run-id') ?? ''}`);
+  let exit = 1;
+  for await (const msg of readSse(res.body as ReadableStream<Uint8Array>)) {
+    const frame = JSON.parse(msg.data) as Frame;
+    ctx.err(`${frame.timestamp.slice(11, 23)}  ${frame.type.padEnd(16)} ${frame.message ?? ''}`);
+    if (frame.type === 'complete') {
+      ctx.out(JSON.stringify(frame.payload?.output, null, 2));
+      exit = 0;
+    }
+    if (frame.type === 'run_failed') exit = 2;
+  }
+  return exit;
+}
+
+export async function runsCommand(ctx: CliContext): Promise<number> {
+  const { runs } = (await (await api(ctx, 'GET', 'runs?limit=50')).json()) as { runs: any[] };
+  if (runs.length === 0) ctx.out('no runs');
+  for (const r of runs) ctx.out(`${r.runId}  ${r.status.padEnd(10)} v${r.planVersion}  ${r.createdAt}  ${truncate(r.objective, 60)}`);
+  return 0;
+}
+
+/**
+ * `flex replay <runId> [--verify]`: print the run's recorded events; with --verify, fold them again
+ * and check the audit invariants against what the API reports.
+ */
+export async function replayCommand(ctx: CliContext, runId: string, verify: boolean): Promise<number> {
+  const res = await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}/events`, undefined, 'text/event-stream');
+  const frames: Array<Frame & { position: number }> = [];
+  for await (const msg of readSse(res.body as ReadableStream<Uint8Array>)) {
+    const frame = JSON.parse(msg.data) as Frame;
+    frames.push({ ...frame, position: Number(msg.id) });
+    ctx.out(`${String(msg.id).padStart(6)}  ${frame.timestamp}  ${frame.type.padEnd(16)} ${frame.message ?? ''}`);
+  }
+  if (!verify) return 0;
+  const detail = (await (await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}`)).json()) as any;
+  const problems = verifyFrames(frames, detail);
+  for (const p of problems) ctx.err(`✗ ${p}`);
+  ctx.err(problems.length ? `verify: ${problems.length} problem(s)` : `verify: ok (${frames.length} events)`);
+  return problems.length ? 3 : 0;
+}
+
+export function verifyFrames(frames: Array<Frame & { position: number }>, detail: any): string[] {
+  const problems: string[] = [];
+  const terminal = frames.filter((f) => f.type === 'complete' || f.type === 'run_failed');
+  if (terminal.length !== 1) problems.push(`expected exactly one terminal event, found ${terminal.length}`);
+  else if (frames[frames.length - 1] !== terminal[0]) problems.push('events follow the terminal event');
+  for (let i = 1; i < frames.length; i++) if (frames[i].position <= frames[i - 1].position) problems.push(`positions not increasing at ${frames[i].position}`);
+  const completed = new Set<string>();
+  for (const f of frames.filter((x) => x.type === 'node_complete')) {
+    const key = `${f.planVersion ?? 0}:${f.payload?.nodeId}`;
+    if (completed.has(key)) problems.push(`node ${f.payload?.nodeId} completed twice in plan v${f.planVersion}`);
+    completed.add(key);
+  }
+  const events = frames.map((f, i) => ({ position: f.position, id: f.id, streamId: `run-${f.runId}`, version: i + 1, type: f.type, payload: f.payload, metadata: { correlationId: f.correlationId }, timestamp: f.timestamp }) as StoredEvent);
+  const state = events.reduce(evolveRun, initialRunState());
+  if (state.status !== 'none' && detail?.run && state.status !== detail.run.status && ['completed', 'failed'].includes(detail.run.status)) {
+    problems.push(`replayed status ${state.status} differs from the read model's ${detail.run.status}`);
+  }
+  if (state.status === 'completed') {
+    const errors = compileUntrustedSchema(state.envelope.outputContract.schema)(state.output);
+    if (errors.length) problems.push(`the recorded output breaks the caller schema: ${errors[0].message}`);
+    if (detail?.output && canonicalJson(detail.output.output) !== canonicalJson(state.output)) problems.push('the replayed output differs from the stored output');
+  }
+  return problems;
+}
+
+/** `flex hitl <runId> approve|reject [note]`: resolve the run's pending human request. */
+export async function hitlCommand(ctx: CliContext, runId: string, decision: string, note?: string): Promise<number> {
+  if (decision !== 'approve' && decision !== 'reject') throw new CliError('decision must be approve or reject');
+  const detail = (await (await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}`)).json()) as any;
+  const pending = (detail.hitlRequests ?? []).filter((h: any) => h.status === 'pending');
+  if (pending.length === 0) throw new CliError(`run ${runId} has no pending HITL request`);
+  const body = { runId, requestId: pending[0].requestId, decision, ...(note ? { note } : {}) };
+  const res = await api(ctx, 'POST', 'hitl/resolve', body);
+  ctx.out(JSON.stringify(await res.json()));
+  return 0;
+}
+
+export async function rebuildCommand(ctx: CliContext): Promise<number> {
+  const res = await api(ctx, 'POST', 'admin/projections/rebuild', {});
+  ctx.out(JSON.stringify(await res.json()));
+  return 0;
+}
+
+const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

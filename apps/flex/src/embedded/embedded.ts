@@ -1,0 +1,76 @@
+import type { INestApplication, INestApplicationContext, INestMicroservice } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { startReferenceAgents } from '@flex/agents-reference';
+import { ExecutorModule } from '@flex/executor';
+import { createGatewayApp, resolveApiTokens, type ApiTokens } from '@flex/gateway';
+import { PlannerModule } from '@flex/planner';
+import { readModelMigrations } from '@flex/read-models';
+import { RegistryModule } from '@flex/registry';
+import { FlexEventErrorFilter } from '@flex/bus';
+import { createEmbeddedRuntime, eventsTransport, type FlexConfig, type ServiceRuntime } from '@flex/runtime';
+import { ValidatorModule } from '@flex/validator';
+
+export interface EmbeddedOptions {
+  config: FlexConfig;
+  /** null: keep the database in memory (tests). Default: `<FLEX_DATA_DIR>/pg`. */
+  dataDir?: string | null;
+  /** Start the reference agents in-process (default true). */
+  agents?: boolean;
+}
+
+export interface EmbeddedFlex {
+  url: string;
+  port: number;
+  tokens: ApiTokens;
+  runtime: ServiceRuntime;
+  close(): Promise<void>;
+}
+
+/**
+ * All five services, the reference agents and the API in one process (DESIGN §4): one runtime
+ * (PGlite + a store-backed bus + in-process messaging), the same modules as distributed mode.
+ */
+export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedFlex> {
+  const { config } = options;
+  const runtime = await createEmbeddedRuntime(config, { service: 'flex', migrations: readModelMigrations, dataDir: options.dataDir });
+  const closers: Array<() => Promise<unknown>> = [];
+  try {
+    const registry: INestApplicationContext = await NestFactory.createApplicationContext(RegistryModule.forRuntime(runtime, { http: false }), { logger: ['error', 'warn'] });
+    await registry.init();
+    closers.push(() => registry.close());
+    if (options.agents !== false) {
+      const agents = await startReferenceAgents({ messaging: runtime.messaging, prefix: runtime.prefix });
+      closers.push(() => agents.stop());
+    }
+    const consumers: Array<[string, (rt: ServiceRuntime) => ReturnType<typeof PlannerModule.forRuntime>, number]> = [
+      ['planner', (rt) => PlannerModule.forRuntime(rt, { http: false }), 8],
+      ['validator', (rt) => ValidatorModule.forRuntime(rt, { http: false }), 8],
+      ['executor', (rt) => ExecutorModule.forRuntime(rt, { http: false }), 32],
+    ];
+    for (const [name, module, concurrency] of consumers) {
+      const service: INestMicroservice = await NestFactory.createMicroservice(module(runtime), { strategy: eventsTransport(runtime, name, concurrency), logger: ['error', 'warn'] });
+      service.useGlobalFilters(new FlexEventErrorFilter());
+      await service.listen();
+      closers.push(() => service.close());
+    }
+    const tokens = resolveApiTokens(config.FLEX_API_TOKENS, config.FLEX_DATA_DIR);
+    const gateway: INestApplication = await createGatewayApp(runtime, tokens);
+    await gateway.listen(config.PORT, '0.0.0.0');
+    closers.push(() => gateway.close());
+    const address = gateway.getHttpServer().address() as { port: number };
+    return {
+      url: `http://127.0.0.1:${address.port}`,
+      port: address.port,
+      tokens,
+      runtime,
+      async close() {
+        for (const close of closers.reverse()) await close().catch((error) => runtime.logger.warn('close failed', { error }));
+        await runtime.close();
+      },
+    };
+  } catch (error) {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+    await runtime.close();
+    throw error;
+  }
+}

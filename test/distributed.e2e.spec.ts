@@ -1,0 +1,50 @@
+import { join } from 'node:path';
+import { createTestDatabase, FlexClient, freePort, natsTestUrl, startNodeProcess, testPrefix, waitFor, waitForHttp, type ManagedProcess } from '@flex/testing';
+import { expectSampleRunCompleted, sampleEnvelope } from './sample-run';
+
+const ROOT = join(__dirname, '..');
+const SERVICES = ['registry', 'planner', 'validator', 'executor', 'gateway'] as const;
+const TOKEN = 'e2e-client-token:client';
+
+/** Distributed mode: five service processes and the agents process over real NATS JetStream and Postgres. */
+describe('distributed mode (separate processes)', () => {
+  const procs: ManagedProcess[] = [];
+  let db: { url: string; drop(): Promise<void> };
+  let gatewayPort: number;
+  const logs = () => procs.map((p) => `--- ${p.name} ---\n${p.output().slice(-4000)}`).join('\n');
+
+  beforeAll(async () => {
+    db = await createTestDatabase('distributed');
+    const prefix = testPrefix('dist');
+    const common = { FLEX_DATABASE_URL: db.url, FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: prefix, FLEX_LOG_LEVEL: 'warn', FLEX_API_TOKENS: TOKEN };
+    for (const name of SERVICES) {
+      const port = await freePort();
+      if (name === 'gateway') gatewayPort = port;
+      const proc = startNodeProcess(name, join(ROOT, `services/${name}/dist/main.js`), { ...common, PORT: String(port) }, ROOT);
+      procs.push(proc);
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, logs);
+    }
+    procs.push(startNodeProcess('agents', join(ROOT, 'agents/reference/dist/main.js'), { FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: prefix, FLEX_LOG_LEVEL: 'warn' }, ROOT));
+    const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'e2e-client-token');
+    await waitFor(async () => (await client.json('GET', '/api/v1/flex/capabilities')).body?.capabilities?.filter((c: any) => c.status === 'active').length >= 3, 60_000, logs);
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(procs.map((p) => p.kill('SIGTERM')));
+    await db?.drop();
+  });
+
+  it('streams the sample envelope to complete with two distinct variants', async () => {
+    const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'e2e-client-token');
+    const result = await client.runStream(sampleEnvelope());
+    if (result.status !== 200 || result.frames[result.frames.length - 1]?.type !== 'complete') {
+      throw new Error(`run did not complete: ${JSON.stringify(result.frames.map((f) => [f.type, f.message]))}\n${logs()}`);
+    }
+    const { runId } = expectSampleRunCompleted(result.frames);
+    const detail = await waitFor(async () => {
+      const res = await client.json('GET', `/api/v1/flex/runs/${runId}`);
+      return res.body?.run?.status === 'completed' ? res.body : undefined;
+    }, 10_000, logs);
+    expect(detail.nodes.filter((n: any) => n.status === 'completed').length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+});

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FlexClient, freePort, startNodeProcess, waitForHttp, type ManagedProcess } from '@flex/testing';
+import { expectSampleRunCompleted, sampleEnvelope } from './sample-run';
+
+const ROOT = join(__dirname, '..');
+const MAIN = join(ROOT, 'apps/flex/dist/embedded/main.js');
+const TOKENS = 'client-token-aaaa:client,client-token-bbbb:client,admin-token-cccc:admin';
+
+/** `npm start` as a user meets it: one process, data on disk, killed and started again. */
+describe('embedded mode (whole process)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'flex-embedded-'));
+  let port: number;
+  let proc: ManagedProcess | undefined;
+  let runId: string;
+  let output: any;
+
+  const start = async () => {
+    proc = startNodeProcess('flex', MAIN, { PORT: String(port), FLEX_DATA_DIR: dataDir, FLEX_API_TOKENS: TOKENS, FLEX_LOG_LEVEL: 'warn' }, ROOT);
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => proc!.output());
+  };
+  const client = (token = 'client-token-aaaa') => new FlexClient(`http://127.0.0.1:${port}`, token);
+
+  beforeAll(async () => {
+    port = await freePort();
+    await start();
+  }, 90_000);
+
+  afterAll(async () => {
+    await proc?.kill();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('streams the sample envelope to complete with two distinct variants', async () => {
+    const result = await client().runStream(sampleEnvelope());
+    expect(result.status).toBe(200);
+    ({ runId, output } = expectSampleRunCompleted(result.frames));
+    expect(result.runId).toBe(runId);
+  }, 60_000);
+
+  it('shows the run to its owner and hides it from another client', async () => {
+    const mine = await client().json('GET', `/api/v1/flex/runs/${runId}`);
+    expect(mine.status).toBe(200);
+    expect(mine.body.run).toMatchObject({ runId, status: 'completed' });
+    expect(mine.body.output.output).toEqual(output);
+    const theirs = await client('client-token-bbbb').json('GET', `/api/v1/flex/runs/${runId}`);
+    expect(theirs).toMatchObject({ status: 404, body: { error: { code: 'run_not_found' } } });
+    const admin = await client('admin-token-cccc').json('GET', `/api/v1/flex/runs/${runId}`);
+    expect(admin.status).toBe(200);
+  });
+
+  it('rejects a bad envelope with 400 naming the path, and changes nothing', async () => {
+    const before = (await client().json('GET', '/api/v1/flex/runs')).body.runs.length;
+    const bad = sampleEnvelope();
+    bad.policies = { runtime: [{ id: 'p1', trigger: { kind: 'manual' }, action: { type: 'goto', next: 'x' } }] };
+    const res = await client().runStream(bad);
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('invalid_envelope');
+    expect(JSON.stringify(res.body.error)).toContain('policies.runtime[0].action');
+    expect(JSON.stringify(res.body.error)).toMatch(/replan/);
+    expect((await client().json('GET', '/api/v1/flex/runs')).body.runs.length).toBe(before);
+  });
+
+  it('refuses requests without a valid token', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/flex/runs`);
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as any).error.code).toBe('unauthorized');
+  });
+
+  it('still shows the run, and replays its events, after a kill and a restart', async () => {
+    const before = await client().events(runId);
+    await proc!.kill('SIGKILL');
+    await start();
+    const after = await client().json('GET', `/api/v1/flex/runs/${runId}`);
+    expect(after.body.run.status).toBe('completed');
+    expect(after.body.output.output).toEqual(output);
+    expect(await client().events(runId)).toEqual(before);
+    const tail = await client().events(runId, before[2].position);
+    expect(tail).toEqual(before.slice(3));
+  }, 90_000);
+});
