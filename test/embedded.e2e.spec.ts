@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlexClient, freePort, startNodeProcess, waitForHttp, type ManagedProcess } from '@flex/testing';
@@ -6,6 +8,7 @@ import { expectSampleRunCompleted, sampleEnvelope } from './sample-run';
 
 const ROOT = join(__dirname, '..');
 const MAIN = join(ROOT, 'apps/flex/dist/embedded/main.js');
+const CLI = join(ROOT, 'bin/flex.js');
 const TOKENS = 'client-token-aaaa:client,client-token-bbbb:client,admin-token-cccc:admin';
 
 /** `npm start` as a user meets it: one process, data on disk, killed and started again. */
@@ -67,6 +70,39 @@ describe('embedded mode (whole process)', () => {
     expect(res.status).toBe(401);
     expect(((await res.json()) as any).error.code).toBe('unauthorized');
   });
+
+  const flex = async (token: string, ...args: string[]) => {
+    try {
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, FLEX_URL: `http://127.0.0.1:${port}`, FLEX_TOKEN: token } });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code: number; stdout: string; stderr: string };
+      return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+    }
+  };
+
+  it('runs, lists and verifies runs from the CLI', async () => {
+    const run = await flex('client-token-aaaa', 'run', 'examples/envelope.json');
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout).copyVariants).toHaveLength(2);
+    expect(run.stderr).toMatch(/plan_generated/);
+    const list = await flex('client-token-aaaa', 'runs');
+    expect(list.stdout).toContain(runId);
+    const replay = await flex('client-token-aaaa', 'replay', runId, '--verify');
+    expect(replay).toMatchObject({ code: 0 });
+    expect(replay.stderr).toMatch(/verify: ok/);
+    const denied = await flex('client-token-aaaa', 'projections', 'rebuild');
+    expect(denied.code).not.toBe(0);
+    expect(denied.stderr).toMatch(/HTTP 403/);
+  }, 60_000);
+
+  it('rebuilds the read models from the event store to the same state', async () => {
+    const before = await client('admin-token-cccc').json('GET', `/api/v1/flex/runs/${runId}`);
+    const rebuilt = await flex('admin-token-cccc', 'projections', 'rebuild');
+    expect(rebuilt.code).toBe(0);
+    const after = await client('admin-token-cccc').json('GET', `/api/v1/flex/runs/${runId}`);
+    expect(after.body).toEqual(before.body);
+  }, 60_000);
 
   it('still shows the run, and replays its events, after a kill and a restart', async () => {
     const before = await client().events(runId);
