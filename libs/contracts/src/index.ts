@@ -1,1 +1,207 @@
-export {};
+// @flex/contracts: the one source of truth for every shape crossing a service boundary.
+
+// Shared primitives
+export { LIMITS } from './shared/limits';
+export { type Result, ok, err } from './shared/result';
+export { formatIssuePath } from './shared/issue-path';
+export { type JsonValue, JsonObjectSchema, JsonValueSchema, jsonProblem, nestingExceeds } from './shared/json';
+export {
+  IdentifierSchema,
+  Sha256HexSchema,
+  IsoTimestampSchema,
+  ShortTextSchema,
+  LongTextSchema,
+  AttemptSchema,
+  PlanVersionSchema,
+  UnitScoreSchema,
+} from './shared/identifiers';
+
+// Task envelope, output contract, policies
+export { ConstraintLevelSchema, type ConstraintLevel, ConstraintSpecSchema, type ConstraintSpec } from './envelope/constraint-spec';
+export { JsonSchemaObjectSchema, OutputContractSchema, type OutputContract } from './envelope/output-contract';
+export { NodeSelectorSchema, type NodeSelector } from './envelope/node-selector';
+export {
+  POLICY_TRIGGER_KINDS,
+  NODE_TRIGGER_KINDS,
+  PolicyTriggerSchema,
+  type PolicyTrigger,
+  type PolicyTriggerKind,
+} from './envelope/policy-trigger';
+export {
+  ACTION_TYPES,
+  type ActionType,
+  ActionSchema,
+  type Action,
+  type ReplanAction,
+  type HitlAction,
+  type FailAction,
+  type PauseAction,
+  type EmitAction,
+} from './envelope/action';
+export { RuntimePolicySchema, type RuntimePolicy } from './envelope/runtime-policy';
+export {
+  PlannerTopologySchema,
+  PlannerSelectionSchema,
+  PlannerOptimisationSchema,
+  PlannerPolicySchema,
+  type PlannerPolicy,
+} from './envelope/planner-policy';
+export { TaskPoliciesSchema, type TaskPolicies } from './envelope/task-policies';
+export { TaskEnvelopeSchema, type TaskEnvelope, type TaskEnvelopeInput } from './envelope/task-envelope';
+
+// JSONLogic
+export { JSONLOGIC_OPERATORS, type JsonLogicOperator, validateJsonLogic } from './jsonlogic/jsonlogic-rules';
+export { JsonLogicRuleSchema } from './jsonlogic/jsonlogic-rule-schema';
+export { rewriteBetween } from './jsonlogic/between-rewrite';
+
+// PolicyNormalizer and API requests
+export {
+  ValidationIssueSchema,
+  type ValidationIssue,
+  NormalizationChangeSchema,
+  type NormalizationChange,
+} from './normalizer/validation-issue';
+export { normalizeEnvelope, type NormalizeEnvelopeResult } from './normalizer/normalize-envelope';
+export { zodIssuesToValidationIssues } from './normalizer/zod-issues';
+export {
+  ResumeRequestSchema,
+  type ResumeRequest,
+  HitlDecisionSchema,
+  type HitlDecision,
+  HitlResolveRequestSchema,
+  type HitlResolveRequest,
+} from './api/api-requests';
+
+// Plans
+export { PLAN_NODE_KINDS, PlanNodeKindSchema, type PlanNodeKind } from './plan/plan-node-kind';
+export {
+  FacetProvenanceSchema,
+  type FacetProvenance,
+  BranchInfoSchema,
+  RetryPolicySchema,
+  PlanNodeSchema,
+  type PlanNode,
+} from './plan/plan-node';
+export {
+  DeterminismModeSchema,
+  type DeterminismMode,
+  PlanEdgeSchema,
+  type PlanEdge,
+  TokenUsageSchema,
+  PlanMetadataSchema,
+  type PlanMetadata,
+  PlanGraphSchema,
+  type PlanGraph,
+} from './plan/plan-graph';
+export { PlanNodeSummarySchema, type PlanNodeSummary, summarizePlanNode, summarizePlan } from './plan/plan-node-summary';
+
+// Facets
+export {
+  FacetNameSchema,
+  FacetDirectionalitySchema,
+  type FacetDirectionality,
+  FacetDefinitionSchema,
+  type FacetDefinition,
+  facetAllows,
+} from './facets/facet-definition';
+export { FacetCatalog, FacetCatalogError, type FacetCatalogErrorCode, getFacetCatalog } from './facets/facet-catalog';
+
+// Capabilities
+export {
+  AgentTypeSchema,
+  type AgentType,
+  HeartbeatSchema,
+  CapabilityRegistrationSchema,
+  type CapabilityRegistration,
+  type CapabilityRegistrationInput,
+  CapabilityStatusSchema,
+  type CapabilityStatus,
+} from './capabilities/capability-registration';
+
+// Diagnostics and decisions
+export {
+  DiagnosticCauseSchema,
+  type DiagnosticCause,
+  DiagnosticSeveritySchema,
+  type DiagnosticSeverity,
+  PlanDiagnosticSchema,
+  type PlanDiagnostic,
+} from './diagnostics/plan-diagnostic';
+export {
+  DiagnosticsStatusSchema,
+  type DiagnosticsStatus,
+  DiagnosticsBundleSchema,
+  type DiagnosticsBundle,
+  deriveDiagnosticsStatus,
+} from './diagnostics/diagnostics-bundle';
+export { DecisionContractSchema, type DecisionContract } from './diagnostics/decision-contract';
+
+// Planner I/O (spec 004)
+export {
+  PlannerErrorCode,
+  PlannerErrorCodeSchema,
+  PlannerErrorSchema,
+  type PlannerError,
+  PlannerOutputSchema,
+  type PlannerOutput,
+} from './planner/planner-io';
+export {
+  Spec004StepSchema,
+  type Spec004Step,
+  Spec004PlanMetadataSchema,
+  Spec004PlanSchema,
+  type Spec004Plan,
+} from './planner/spec004-plan';
+export { planGraphToSteps, PlanGraphShapeError } from './planner/plan-graph-to-steps';
+
+// Events
+export {
+  PrincipalRoleSchema,
+  type PrincipalRole,
+  StartPayloadSchema,
+  PlanRequestedPayloadSchema,
+  PlanDraftedPayloadSchema,
+  PlanRejectedPayloadSchema,
+  PlanGeneratedPayloadSchema,
+  PlanUpdatedPayloadSchema,
+} from './events/planning-payloads';
+export {
+  NodeStartPayloadSchema,
+  NodeCompletePayloadSchema,
+  NodeErrorPayloadSchema,
+  ValidationErrorPayloadSchema,
+  PolicyTriggeredPayloadSchema,
+  HitlRequestPayloadSchema,
+  HitlResolvedPayloadSchema,
+  RunPausedPayloadSchema,
+  RunResumedPayloadSchema,
+  CompletePayloadSchema,
+  RunFailedPayloadSchema,
+  LogPayloadSchema,
+} from './events/execution-payloads';
+export {
+  CapabilityRegisteredPayloadSchema,
+  CapabilityStatusChangedPayloadSchema,
+  CapabilityDeregisteredPayloadSchema,
+} from './events/capability-payloads';
+export {
+  EVENT_PAYLOAD_SCHEMAS,
+  type FlexEventType,
+  type EventPayload,
+  type EventPayloadInput,
+  type FlexEvent,
+  RUN_EVENT_TYPES,
+  CAPABILITY_EVENT_TYPES,
+  TERMINAL_EVENT_TYPES,
+  INTERNAL_EVENT_TYPES,
+  type RunEventType,
+  type CapabilityEventType,
+  isFlexEventType,
+  type EventPayloadError,
+  parseEventPayload,
+} from './events/event-catalog';
+export { FlexEventFrameSchema, type FlexEventFrame } from './events/event-frame';
+export { runStreamId, capabilityStreamId, runIdFromStreamId, capabilityIdFromStreamId } from './events/stream-ids';
+
+// Canonical JSON and hashing (RFC 8785)
+export { canonicalJson, contentHash, CanonicalJsonError } from './canonical/canonical-json';

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { IdentifierSchema, PlanVersionSchema } from '../shared/identifiers';
+import { JsonValueSchema } from '../shared/json';
+
+/**
+ * Body of `POST /api/v1/flex/run.resume`: continue a paused run without replanning, only if
+ * `expectedPlanVersion` is still the current plan version (409 otherwise).
+ */
+export const ResumeRequestSchema = z.strictObject({
+  runId: IdentifierSchema,
+  expectedPlanVersion: PlanVersionSchema,
+});
+
+/** See {@link ResumeRequestSchema}. */
+export type ResumeRequest = z.infer<typeof ResumeRequestSchema>;
+
+/** An operator's verdict on a HITL request. */
+export const HitlDecisionSchema = z.enum(['approve', 'reject']);
+
+/** See {@link HitlDecisionSchema}. */
+export type HitlDecision = z.infer<typeof HitlDecisionSchema>;
+
+/**
+ * Body of `POST /api/v1/flex/hitl/resolve`: approval runs the policy's `approveAction` (default
+ * resume), rejection its `rejectAction` (default fail). `payload` carries operator edits, if any.
+ */
+export const HitlResolveRequestSchema = z.strictObject({
+  runId: IdentifierSchema,
+  requestId: IdentifierSchema,
+  decision: HitlDecisionSchema,
+  note: z.string().max(4_000).optional(),
+  payload: JsonValueSchema.optional(),
+});
+
+/** See {@link HitlResolveRequestSchema}. */
+export type HitlResolveRequest = z.infer<typeof HitlResolveRequestSchema>;

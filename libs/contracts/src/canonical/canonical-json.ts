@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { formatIssuePath } from '../shared/issue-path';
+
+/** Thrown when a value has no canonical JSON form; `path` says where the offending value sits. */
+export class CanonicalJsonError extends Error {
+  override name = 'CanonicalJsonError';
+  readonly code = 'CANONICAL_JSON_UNSUPPORTED';
+  constructor(readonly path: string, reason: string) {
+    super(`cannot canonicalize ${path === '' ? 'value' : `"${path}"`}: ${reason}`);
+  }
+}
+
+/**
+ * The RFC 8785 (JCS) serialization of a JSON value: no whitespace, object keys sorted by UTF-16
+ * code units, numbers in ECMAScript shortest round-trip form (`-0` → `0`), strings escaped as
+ * `JSON.stringify` does. Two values that mean the same JSON serialize to the same bytes.
+ *
+ * Throws {@link CanonicalJsonError} for NaN, ±Infinity, bigint, functions, symbols, `undefined`
+ * (at the top level or in an array), lone surrogates, cycles, and non-plain objects (Date, Map,
+ * class instances). Object properties whose value is `undefined` are omitted, as JSON and zod
+ * omit them, so a value hashes the same before and after a JSON round trip.
+ */
+export function canonicalJson(value: unknown): string {
+  return serialize(value, [], new Set());
+}
+
+/** SHA-256 (lowercase hex) of the UTF-8 bytes of {@link canonicalJson}. */
+export function contentHash(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
+}
+
+function serialize(value: unknown, path: PropertyKey[], stack: Set<object>): string {
+  switch (typeof value) {
+    case 'string':
+      return serializeString(value, path);
+    case 'number':
+      if (!Number.isFinite(value)) throw new CanonicalJsonError(formatIssuePath(path), `${value} is not a JSON number`);
+      return JSON.stringify(value);
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      return value === null ? 'null' : serializeObject(value, path, stack);
+    default:
+      throw new CanonicalJsonError(formatIssuePath(path), `${typeof value} is not a JSON value`);
+  }
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function serializeString(value: string, path: PropertyKey[]): string {
+  if (LONE_SURROGATE.test(value)) throw new CanonicalJsonError(formatIssuePath(path), 'string contains a lone surrogate (not valid Unicode)');
+  return JSON.stringify(value);
+}
+
+function serializeObject(value: object, path: PropertyKey[], stack: Set<object>): string {
+  if (stack.has(value)) throw new CanonicalJsonError(formatIssuePath(path), 'circular reference');
+  const proto = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
+    throw new CanonicalJsonError(formatIssuePath(path), `${value.constructor?.name ?? 'non-plain'} object is not a JSON value`);
+  }
+  stack.add(value);
+  try {
+    if (Array.isArray(value)) {
+      return `[${value.map((item, i) => {
+        if (item === undefined) throw new CanonicalJsonError(formatIssuePath([...path, i]), 'undefined is not a JSON value');
+        return serialize(item, [...path, i], stack);
+      }).join(',')}]`;
+    }
+    const record = value as Record<string, unknown>;
+    // Default sort compares UTF-16 code units, which is exactly RFC 8785 §3.2.3.
+    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    return `{${keys.map((k) => `${serializeString(k, path)}:${serialize(record[k], [...path, k], stack)}`).join(',')}}`;
+  } finally {
+    stack.delete(value);
+  }
+}

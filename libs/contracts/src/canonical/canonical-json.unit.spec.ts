@@ -1,0 +1,121 @@
+import { createHash } from 'node:crypto';
+import fc from 'fast-check';
+import { CanonicalJsonError, canonicalJson, contentHash } from './canonical-json';
+
+const fromIeeeHex = (hex: string) => Buffer.from(hex, 'hex').readDoubleBE(0);
+
+describe('canonicalJson (RFC 8785)', () => {
+  // RFC 8785 Appendix B: IEEE-754 bit patterns and their required serialization.
+  it.each([
+    ['0000000000000000', '0'],
+    ['8000000000000000', '0'],
+    ['0000000000000001', '5e-324'],
+    ['8000000000000001', '-5e-324'],
+    ['7fefffffffffffff', '1.7976931348623157e+308'],
+    ['ffefffffffffffff', '-1.7976931348623157e+308'],
+    ['4340000000000000', '9007199254740992'],
+    ['c340000000000000', '-9007199254740992'],
+    ['4430000000000000', '295147905179352830000'],
+    ['44b52d02c7e14af5', '9.999999999999997e+22'],
+    ['44b52d02c7e14af6', '1e+23'],
+    ['44b52d02c7e14af7', '1.0000000000000001e+23'],
+    ['444b1ae4d6e2ef4e', '999999999999999700000'],
+    ['444b1ae4d6e2ef4f', '999999999999999900000'],
+    ['444b1ae4d6e2ef50', '1e+21'],
+    ['3eb0c6f7a0b5ed8c', '9.999999999999997e-7'],
+    ['3eb0c6f7a0b5ed8d', '0.000001'],
+    ['41b3de4355555553', '333333333.3333332'],
+    ['41b3de4355555554', '333333333.33333325'],
+    ['41b3de4355555555', '333333333.3333333'],
+    ['41b3de4355555556', '333333333.3333334'],
+    ['41b3de4355555557', '333333333.33333343'],
+    ['becbf647612f3696', '-0.0000033333333333333333'],
+    ['43143ff3c1cb0959', '1424953923781206.2'],
+  ])('serializes the double %s as %s', (hex, expected) => {
+    expect(canonicalJson(fromIeeeHex(hex))).toBe(expected);
+  });
+
+  it.each([['7fffffffffffffff'], ['7ff0000000000000'], ['fff0000000000000']])('rejects the non-finite double %s', (hex) => {
+    expect(() => canonicalJson(fromIeeeHex(hex))).toThrow(CanonicalJsonError);
+  });
+
+  it('sorts keys by UTF-16 code units (RFC 8785 §3.2.3)', () => {
+    const input = JSON.parse(String.raw`{
+      "\u20ac": "Euro Sign", "\r": "Carriage Return", "\ufb33": "Hebrew Letter Dalet With Dagesh", "1": "One",
+      "\ud83d\ude00": "Emoji: Grinning Face", "\u0080": "Control", "\u00f6": "Latin Small Letter O With Diaeresis"
+    }`);
+    // Compared as text: JSON.parse would reorder the integer-like key "1" on the way back.
+    expect(canonicalJson(input)).toBe(
+      '{"\\r":"Carriage Return","1":"One","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis",' +
+        '"\u20ac":"Euro Sign","\ud83d\ude00":"Emoji: Grinning Face","\ufb33":"Hebrew Letter Dalet With Dagesh"}',
+    );
+  });
+
+  it('reproduces the RFC 8785 §3.2.2 example byte for byte', () => {
+    const input = JSON.parse(String.raw`{
+      "numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],
+      "string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
+      "literals": [null, true, false]
+    }`);
+    expect(canonicalJson(input)).toBe(String.raw`{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`);
+  });
+
+  it('sorts nested objects and keeps array order', () => {
+    expect(canonicalJson({ b: [3, { z: 1, a: 2 }], a: { d: null, c: true } })).toBe('{"a":{"c":true,"d":null},"b":[3,{"a":2,"z":1}]}');
+  });
+
+  it.each<[string, unknown]>([
+    ['NaN', { a: NaN }],
+    ['Infinity', [Infinity]],
+    ['undefined at the top', undefined],
+    ['undefined in an array', [1, undefined]],
+    ['a function', { f: () => 1 }],
+    ['a bigint', { n: BigInt(1) }],
+    ['a symbol', Symbol('s')],
+    ['a Date', { at: new Date(0) }],
+    ['a Map', new Map()],
+    ['a class instance', new (class Point { x = 1 })()],
+    ['a lone surrogate', '\ud800'],
+    ['a lone surrogate in a key', { '\udc00': 1 }],
+  ])('rejects %s with a clear error', (_name, value) => {
+    expect(() => canonicalJson(value)).toThrow(/cannot canonicalize/);
+  });
+
+  it('names the path of the offending value', () => {
+    expect(() => canonicalJson({ plan: { nodes: [{ at: new Date(0) }] } })).toThrow(expect.objectContaining({ path: 'plan.nodes[0].at', code: 'CANONICAL_JSON_UNSUPPORTED' }));
+  });
+
+  it('rejects cycles but accepts shared (acyclic) references', () => {
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    expect(() => canonicalJson(cyclic)).toThrow(/circular/);
+    const shared = { x: 1 };
+    expect(canonicalJson({ a: shared, b: shared })).toBe('{"a":{"x":1},"b":{"x":1}}');
+  });
+
+  it('omits object properties whose value is undefined, as a JSON round trip does', () => {
+    expect(canonicalJson({ a: 1, b: undefined })).toBe('{"a":1}');
+  });
+
+  it('is a fixed point of JSON round trips and ignores key order (property)', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = canonicalJson(value);
+        expect(canonicalJson(JSON.parse(text))).toBe(text);
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+    );
+  });
+});
+
+describe('contentHash', () => {
+  it('is the SHA-256 hex of the canonical UTF-8 text', () => {
+    expect(contentHash({})).toBe('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
+    const value = { b: '€', a: [1.5, -0] };
+    expect(contentHash(value)).toBe(createHash('sha256').update('{"a":[1.5,0],"b":"€"}', 'utf8').digest('hex'));
+  });
+
+  it('does not depend on key insertion order', () => {
+    expect(contentHash({ a: 1, b: { c: 2, d: 3 } })).toBe(contentHash({ b: { d: 3, c: 2 }, a: 1 }));
+  });
+});

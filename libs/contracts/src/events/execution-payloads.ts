@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import { HitlDecisionSchema } from '../api/api-requests';
+import { DecisionContractSchema } from '../diagnostics/decision-contract';
+import { DiagnosticsBundleSchema } from '../diagnostics/diagnostics-bundle';
+import { ActionSchema } from '../envelope/action';
+import { PlanNodeKindSchema } from '../plan/plan-node-kind';
+import { FacetProvenanceSchema } from '../plan/plan-node';
+import { AttemptSchema, IdentifierSchema, LongTextSchema, PlanVersionSchema, ShortTextSchema, UnitScoreSchema } from '../shared/identifiers';
+import { JsonObjectSchema, JsonValueSchema } from '../shared/json';
+
+const NodeRef = { nodeId: IdentifierSchema, capabilityId: IdentifierSchema.optional() };
+
+/** `node_start`: an attempt of a node begins; `idempotencyKey` is what the agent dedupes on. */
+export const NodeStartPayloadSchema = z.strictObject({
+  ...NodeRef,
+  kind: PlanNodeKindSchema,
+  attempt: AttemptSchema,
+  idempotencyKey: z.string().min(1).max(400),
+});
+
+/** `node_complete`: an attempt produced output that passed the node's output contract. */
+export const NodeCompletePayloadSchema = z.strictObject({
+  ...NodeRef,
+  attempt: AttemptSchema,
+  output: JsonObjectSchema,
+  durationMs: z.number().min(0),
+  facetProvenance: z.array(FacetProvenanceSchema).optional(),
+});
+
+/** `node_error`: an attempt failed; `willRetry` with `retryInMs` when another attempt follows. */
+export const NodeErrorPayloadSchema = z
+  .strictObject({
+    ...NodeRef,
+    attempt: AttemptSchema,
+    error: z.strictObject({ code: z.string().min(1).max(200), message: z.string().max(8_000), retryable: z.boolean() }),
+    willRetry: z.boolean(),
+    retryInMs: z.int().min(0).optional(),
+  })
+  .refine((p) => p.willRetry || p.retryInMs === undefined, { error: 'retryInMs only accompanies willRetry', path: ['retryInMs'] });
+
+/** `validation_error`: a schema check failed; `scope` says which boundary. */
+export const ValidationErrorPayloadSchema = z.strictObject({
+  scope: z.enum(['envelope', 'capability_input', 'capability_output', 'final_output']),
+  nodeId: IdentifierSchema.optional(),
+  errors: z
+    .array(z.strictObject({ path: z.string(), keyword: z.string().optional(), message: z.string(), facet: z.string().optional() }))
+    .min(1),
+});
+
+/** `policy_triggered`: a runtime policy fired; the engine's decision and the action requested. */
+export const PolicyTriggeredPayloadSchema = z.strictObject({
+  policyId: IdentifierSchema,
+  trigger: JsonObjectSchema,
+  action: ActionSchema,
+  decision: DecisionContractSchema,
+  nodeId: IdentifierSchema.optional(),
+});
+
+/** `hitl_request`: the run waits for an operator. */
+export const HitlRequestPayloadSchema = z.strictObject({
+  requestId: IdentifierSchema,
+  nodeId: IdentifierSchema.optional(),
+  policyId: IdentifierSchema.optional(),
+  rationale: LongTextSchema,
+  contractSummary: JsonObjectSchema.optional(),
+  artifact: JsonValueSchema.optional(),
+});
+
+/** `hitl_resolved`: an operator decided. */
+export const HitlResolvedPayloadSchema = z.strictObject({
+  requestId: IdentifierSchema,
+  decision: HitlDecisionSchema,
+  note: z.string().max(4_000).optional(),
+  payload: JsonValueSchema.optional(),
+  operator: ShortTextSchema,
+});
+
+/** `run_paused`: the run is snapshotted (policy state included) until resumed. */
+export const RunPausedPayloadSchema = z.strictObject({
+  reason: LongTextSchema,
+  policyId: IdentifierSchema.optional(),
+  snapshot: JsonObjectSchema,
+});
+
+/** `run_resumed`: a paused run continues on the same plan version. */
+export const RunResumedPayloadSchema = z.strictObject({ expectedPlanVersion: PlanVersionSchema, resumedBy: ShortTextSchema });
+
+/** `complete`: the final output, valid against the caller's schema and hard constraints. */
+export const CompletePayloadSchema = z.strictObject({
+  output: JsonObjectSchema,
+  planVersion: PlanVersionSchema,
+  satisfactionScore: UnitScoreSchema.optional(),
+  observedSatisfaction: UnitScoreSchema.optional(),
+});
+
+/** `run_failed`: the run ended without output; `code` is stable, `reason` readable. */
+export const RunFailedPayloadSchema = z.strictObject({
+  code: z.string().min(1).max(200),
+  reason: z.string().min(1).max(8_000),
+  diagnostics: DiagnosticsBundleSchema.optional(),
+  nodeId: IdentifierSchema.optional(),
+});
+
+/** `log`: an informational or debug message for the stream. */
+export const LogPayloadSchema = z.strictObject({
+  level: z.enum(['debug', 'info', 'warn', 'error']),
+  message: z.string().min(1).max(8_000),
+  data: JsonValueSchema.optional(),
+});

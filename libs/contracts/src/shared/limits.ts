@@ -1,0 +1,25 @@
+/**
+ * Size and depth caps applied at the boundary. They exist so a hostile or broken caller cannot
+ * make a service spend unbounded memory, stack or CPU on one request; the values are generous
+ * for any real envelope.
+ */
+export const LIMITS = Object.freeze({
+  /** Longest accepted `TaskEnvelope.objective`, in UTF-16 code units. */
+  objectiveMaxLength: 10_000,
+  /** Largest accepted envelope, as UTF-8 bytes of its JSON text. */
+  envelopeMaxBytes: 1024 * 1024,
+  /** Deepest accepted nesting of any JSON value crossing a boundary. */
+  jsonMaxDepth: 128,
+  /** Deepest accepted nesting of `outputContract.schema`. */
+  schemaMaxDepth: 64,
+  /** Deepest accepted nesting of actions (`hitl.approveAction` counts one level). */
+  actionMaxDepth: 4,
+  /** Deepest accepted JSONLogic rule. */
+  jsonLogicMaxDepth: 32,
+  /** Most accepted nodes (operators, arguments, literals) in one JSONLogic rule. */
+  jsonLogicMaxNodes: 2_000,
+  /** Longest accepted short text field (labels, names, reasons). */
+  shortTextMaxLength: 500,
+  /** Longest accepted long text field (instructions, rationales, summaries). */
+  longTextMaxLength: 20_000,
+});
