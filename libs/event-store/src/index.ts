@@ -1,1 +1,27 @@
-export {};
+export * from './types';
+export {
+  EventStoreError,
+  WrongExpectedVersionError,
+  ConcurrencyConflictError,
+  DuplicateEventIdError,
+  IdempotencyKeyConflictError,
+  InvalidAppendError,
+  InvalidArgumentError,
+  DatabaseConfigError,
+  MigrationError,
+  ProjectionFailedError,
+} from './errors';
+export { createDatabase, type DatabaseConfig, type FlexDatabase } from './database';
+export { migrateToLatest } from './migrate';
+export { eventStoreMigrations } from './migrations';
+export type { EventStoreDatabase } from './event-store.table';
+export { EventStore, type EventStoreOptions } from './event-store';
+export type { AppendItem } from './append';
+export type { ReadStreamOptions, ReadAllPage } from './read';
+export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
+export type { Projection } from './projection';
+export { ProjectionRunner, type ProjectionRunnerOptions } from './projection-runner';
+export { loadCheckpoint, saveCheckpoint, compareCheckpoints } from './checkpoints';
+export { recordDeadLetter, listDeadLetters, type DeadLetterRecord, type StoredDeadLetter, type ListDeadLettersOptions } from './dead-letters';
+export { createEventLog, type EventLog } from './event-log';
+export type { StoreLogger } from './logger';

@@ -1,0 +1,72 @@
+import { Kysely, sql } from 'kysely';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDatabase } from './database';
+import { EventStore } from './event-store';
+import { migrateToLatest } from './migrate';
+import { newEvent, uniqueStream } from './store.spec-helper';
+
+describe('createDatabase', () => {
+  it('keeps a PGlite database in dataDir across restarts', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'flex-pglite-'));
+    try {
+      const first = await createDatabase({ dataDir: join(dir, 'pg') });
+      expect(first.kind).toBe('pglite');
+      await migrateToLatest(first.db);
+      const stream = uniqueStream();
+      const { events } = await new EventStore(first.db).append(stream, [newEvent()], { expectedVersion: 'no_stream' });
+      await first.close();
+      await first.close();
+
+      const second = await createDatabase({ dataDir: join(dir, 'pg') });
+      expect(await migrateToLatest(second.db)).toEqual([]);
+      expect(await new EventStore(second.db).readStream(stream)).toEqual(events);
+      await second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('connects to Postgres with a url, and fails fast on a bad one', async () => {
+    const database = await createDatabase({ url: process.env.FLEX_TEST_DATABASE_URL, poolSize: 2 });
+    expect(database.kind).toBe('postgres');
+    expect((await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows).toEqual([{ one: 1 }]);
+    await database.close();
+    await expect(createDatabase({ url: 'postgres://nobody@127.0.0.1:1/none' })).rejects.toThrow();
+    await expect(createDatabase({ url: 'postgres://x', poolSize: 0 })).rejects.toMatchObject({ code: 'INVALID_DATABASE_CONFIG' });
+  });
+
+  describe('PGlite, one connection', () => {
+    let db: Kysely<any>;
+    let close: () => Promise<void>;
+    beforeAll(async () => {
+      ({ db, close } = await createDatabase({}));
+      await sql`create table counter (n integer not null)`.execute(db);
+      await sql`insert into counter values (0)`.execute(db);
+    });
+    afterAll(() => close());
+
+    it('runs concurrent transactions one after another, never interleaved', async () => {
+      // Read-then-write with no lock: interleaved transactions would lose increments.
+      const increment = () =>
+        db.transaction().execute(async (trx) => {
+          const { n } = await trx.selectFrom('counter').select('n').executeTakeFirstOrThrow();
+          await new Promise((resolve) => setImmediate(resolve));
+          await trx.updateTable('counter').set({ n: n + 1 }).execute();
+        });
+      const reads = Array.from({ length: 20 }, () => db.selectFrom('counter').select('n').execute());
+      await Promise.all([...Array.from({ length: 25 }, increment), ...reads]);
+      expect((await db.selectFrom('counter').select('n').executeTakeFirstOrThrow()).n).toBe(25);
+    });
+
+    it('frees the connection after a transaction fails', async () => {
+      const failing = db.transaction().execute(async (trx) => {
+        await trx.updateTable('counter').set({ n: -1 }).execute();
+        throw new Error('rolled back');
+      });
+      await expect(failing).rejects.toThrow('rolled back');
+      expect((await db.selectFrom('counter').select('n').executeTakeFirstOrThrow()).n).toBe(25);
+    });
+  });
+});

@@ -1,0 +1,22 @@
+import type { Kysely } from 'kysely';
+import { loadCheckpoint, saveCheckpoint } from './checkpoints';
+import type { EventStore } from './event-store';
+import type { ReadAllPage } from './read';
+import type { Checkpoint } from './types';
+
+/** What a store-backed consumer needs to tail the log durably (the bus's in-process consumers). */
+export interface EventLog {
+  /** Gap-safe; `checkpoints[i]` is the checkpoint just after `events[i]`. */
+  readAll(after: Checkpoint, limit: number): Promise<ReadAllPage>;
+  /** START_CHECKPOINT when the name has none yet. */
+  loadCheckpoint(name: string): Promise<Checkpoint>;
+  saveCheckpoint(name: string, checkpoint: Checkpoint): Promise<void>;
+}
+
+export function createEventLog(store: EventStore, db: Kysely<any>): EventLog {
+  return {
+    readAll: (after, limit) => store.readAll(after, limit),
+    loadCheckpoint: (name) => loadCheckpoint(db, name),
+    saveCheckpoint: (name, checkpoint) => saveCheckpoint(db, name, checkpoint),
+  };
+}

@@ -1,0 +1,134 @@
+import type { Kysely } from 'kysely';
+import { AppendItem, appendInTransaction, validateAppend } from './append';
+import { ConcurrencyConflictError, DuplicateEventIdError, EventStoreError, InvalidArgumentError } from './errors';
+import { assertCheckpoint } from './checkpoints';
+import { consoleLogger, StoreLogger } from './logger';
+import { deleteOutbox } from './outbox';
+import { currentStreamVersion, maxPosition, ReadAllPage, readAllEvents, ReadStreamOptions, readStreamEvents } from './read';
+import { DEADLOCK_DETECTED, SERIALIZATION_FAILURE, sqlState, UNIQUE_VIOLATION } from './sql-state';
+import type { AppendOptions, AppendResult, Checkpoint, NewEvent, StoredEvent } from './types';
+
+export interface EventStoreOptions {
+  /** Write an outbox row per event in the append's transaction, for the OutboxRelay to publish. */
+  outbox?: boolean;
+  /**
+   * Called once the append has committed, with the new events (duplicates excluded): publish them
+   * here. When it resolves, their outbox rows are removed; when it throws, the error is logged and
+   * the relay publishes them later. It never fails the append.
+   */
+  afterCommit?: (events: StoredEvent[]) => Promise<void> | void;
+  logger?: StoreLogger;
+  /** Attempts for a transaction that lost a race it can retry (an `any` append, a deadlock). Default 5. */
+  maxAttempts?: number;
+}
+
+/** The append-only event log: optimistic concurrency, idempotent appends, gap-safe global reads. */
+export class EventStore {
+  readonly #db: Kysely<any>;
+  readonly #outbox: boolean;
+  readonly #afterCommit?: (events: StoredEvent[]) => Promise<void> | void;
+  readonly #logger: StoreLogger;
+  readonly #maxAttempts: number;
+
+  constructor(db: Kysely<any>, options: EventStoreOptions = {}) {
+    this.#db = db;
+    this.#outbox = options.outbox ?? false;
+    this.#afterCommit = options.afterCommit;
+    this.#logger = options.logger ?? consoleLogger;
+    this.#maxAttempts = options.maxAttempts ?? 5;
+  }
+
+  async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
+    const [result] = await this.appendBatch([{ streamId, events, options }]);
+    return result;
+  }
+
+  /** Group commit: every item in one transaction, all or nothing; results in item order. */
+  async appendBatch(items: ReadonlyArray<AppendItem>): Promise<AppendResult[]> {
+    items.forEach(validateAppend);
+    if (items.length === 0) return [];
+    const results = await this.#commit(items);
+    await this.#publish(results.flatMap((result) => (result.duplicate ? [] : result.events)));
+    return results;
+  }
+
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
+    return readStreamEvents(this.#db, streamId, options);
+  }
+
+  /** The stream's current version: 0 when it has no events. */
+  streamVersion(streamId: string): Promise<number> {
+    return currentStreamVersion(this.#db, streamId);
+  }
+
+  /** Up to `limit` events after `after`, gap-safe (see readAllEvents), and the checkpoint to resume from. */
+  async readAll(after: Checkpoint, limit: number): Promise<ReadAllPage> {
+    assertReadAll(after, limit);
+    return readAllEvents(this.#db, after, limit);
+  }
+
+  /** The highest committed position, 0 for an empty log. */
+  headPosition(): Promise<number> {
+    return maxPosition(this.#db);
+  }
+
+  /** Removes the outbox rows of events that have been published. */
+  markPublished(positions: readonly number[]): Promise<void> {
+    return deleteOutbox(this.#db, positions);
+  }
+
+  async #commit(items: ReadonlyArray<AppendItem>): Promise<AppendResult[]> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#db.transaction().execute(async (trx) => {
+          const results: AppendResult[] = [];
+          for (const item of items) results.push(await appendInTransaction(trx, item, this.#outbox));
+          return results;
+        });
+      } catch (error) {
+        // A retry re-reads every stream, so a pinned expected version that really went stale
+        // surfaces there as WrongExpectedVersionError, and a racing duplicate as a duplicate.
+        if (!isRetryable(error)) throw translate(error);
+        if (attempt >= this.#maxAttempts) {
+          throw new ConcurrencyConflictError(`append still conflicting after ${attempt} attempts`, { cause: error });
+        }
+      }
+    }
+  }
+
+  async #publish(events: StoredEvent[]): Promise<void> {
+    if (!this.#afterCommit || events.length === 0) return;
+    const positions = events.map((event) => event.position);
+    try {
+      await this.#afterCommit(events);
+    } catch (error) {
+      const note = this.#outbox ? 'the outbox relay will publish them' : 'no outbox: they stay unpublished';
+      this.#logger.warn(`afterCommit failed; ${note}`, { error, positions });
+      return;
+    }
+    if (!this.#outbox) return;
+    await this.markPublished(positions).catch((error: unknown) => {
+      this.#logger.warn('could not clear published outbox rows; the relay will publish them again', { error, positions });
+    });
+  }
+}
+
+function isRetryable(error: unknown): boolean {
+  const { code, constraint } = sqlState(error);
+  if (code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE) return true;
+  return code === UNIQUE_VIOLATION && constraint === 'events_stream_version_unique';
+}
+
+function translate(error: unknown): unknown {
+  if (error instanceof EventStoreError) return error;
+  const { code, constraint } = sqlState(error);
+  if (code === UNIQUE_VIOLATION && constraint === 'events_id_unique') {
+    return new DuplicateEventIdError('an event with this id is already stored', { cause: error });
+  }
+  return error;
+}
+
+function assertReadAll(after: Checkpoint, limit: number): void {
+  if (!Number.isSafeInteger(limit) || limit <= 0) throw new InvalidArgumentError(`readAll limit must be a positive integer, got ${limit}`);
+  assertCheckpoint(after);
+}

@@ -1,0 +1,15 @@
+import type { Migration } from 'kysely';
+import * as events from './2026112201_events';
+import * as idempotencyKeys from './2026112202_idempotency_keys';
+import * as outbox from './2026112203_outbox';
+import * as checkpoints from './2026112204_checkpoints';
+import * as deadLetters from './2026112205_dead_letters';
+
+/** The store's own migrations, forward only: a released one is never edited, a change is a new one. */
+export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
+  '2026112201_events': events,
+  '2026112202_idempotency_keys': idempotencyKeys,
+  '2026112203_outbox': outbox,
+  '2026112204_checkpoints': checkpoints,
+  '2026112205_dead_letters': deadLetters,
+});

@@ -1,0 +1,89 @@
+import { Kysely, sql } from 'kysely';
+import type { EventStoreDatabase } from './event-store.table';
+import { EventRow, toPosition, toStoredEvent } from './rows';
+import type { Checkpoint, ReadAllResult, StoredEvent } from './types';
+
+/** A Kysely instance or a Transaction: every query here runs on whichever it is given. */
+export type Executor = Kysely<any>;
+
+export interface ReadStreamOptions {
+  /** Only events with a version above this. */
+  afterVersion?: number;
+  /** Only events with a global position above this. */
+  afterPosition?: number;
+  limit?: number;
+}
+
+/** A page of the global log, with the checkpoint just after each event (to advance event by event). */
+export interface ReadAllPage extends ReadAllResult {
+  checkpoints: Checkpoint[];
+}
+
+export function tables(db: Executor): Kysely<EventStoreDatabase> {
+  return db as Kysely<EventStoreDatabase>;
+}
+
+function selectEvents(db: Executor) {
+  return tables(db)
+    .selectFrom('events')
+    .select(['position', 'id', 'stream_id', 'version', 'type', 'payload', 'metadata', 'recorded_at']);
+}
+
+export async function readStreamEvents(db: Executor, streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+  let query = selectEvents(db).where('stream_id', '=', streamId).orderBy('version');
+  if (options.afterVersion !== undefined) query = query.where('version', '>', options.afterVersion);
+  if (options.afterPosition !== undefined) query = query.where('position', '>', options.afterPosition);
+  if (options.limit !== undefined) query = query.limit(options.limit);
+  const rows = await query.execute();
+  return rows.map((row) => toStoredEvent(row as EventRow));
+}
+
+export async function currentStreamVersion(db: Executor, streamId: string): Promise<number> {
+  const row = await tables(db)
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('version').as('version'))
+    .where('stream_id', '=', streamId)
+    .executeTakeFirst();
+  return row?.version == null ? 0 : Number(row.version);
+}
+
+/**
+ * Gap-safe tailing. Positions come from a sequence, so a transaction that took a lower position can
+ * commit after one with a higher position; a reader that only remembered the highest position would
+ * skip it for ever. Instead rows are read in (transaction_id, position) order, and only from
+ * transactions below the snapshot's xmin: every one of those has finished, and any transaction that
+ * has not gets a larger xid, so nothing can later appear behind the returned checkpoint.
+ * The price: xids are cluster-wide, so any long transaction on the server (in any database) holds
+ * the tail back until it ends. An empty page means "nothing more yet", not "nothing more".
+ */
+export async function readAllEvents(db: Executor, after: Checkpoint, limit: number): Promise<ReadAllPage> {
+  const rows = await selectEvents(db)
+    // Aliased apart: ORDER BY a name that is also an output column sorts by the output (text!).
+    .select(sql<string>`events.transaction_id::text`.as('transaction_text'))
+    .where(sql<boolean>`(events.transaction_id, events.position) > (${after.transactionId}::xid8, ${after.position}::bigint)`)
+    .where(sql<boolean>`events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+    .orderBy('events.transaction_id')
+    .orderBy('events.position')
+    .limit(limit)
+    .execute();
+  const checkpoints = rows.map((row) => ({ transactionId: row.transaction_text, position: toPosition(row.position) }));
+  return {
+    events: rows.map((row) => toStoredEvent(row as EventRow)),
+    checkpoint: checkpoints[checkpoints.length - 1] ?? after,
+    checkpoints,
+  };
+}
+
+export async function readEventsAt(db: Executor, positions: readonly number[]): Promise<StoredEvent[]> {
+  if (positions.length === 0) return [];
+  const rows = await selectEvents(db).where('position', 'in', [...positions]).orderBy('position').execute();
+  return rows.map((row) => toStoredEvent(row as EventRow));
+}
+
+export async function maxPosition(db: Executor): Promise<number> {
+  const row = await tables(db)
+    .selectFrom('events')
+    .select((eb) => eb.fn.max('position').as('position'))
+    .executeTakeFirst();
+  return row?.position == null ? 0 : toPosition(row.position);
+}

@@ -1,0 +1,40 @@
+import type { EventMetadata, StoredEvent } from './types';
+
+/** An events row as the driver hands it over: bigint as string (pg) or number (PGlite). */
+export interface EventRow {
+  position: string | number;
+  id: string;
+  stream_id: string;
+  version: number | string;
+  type: string;
+  payload: unknown;
+  metadata: EventMetadata;
+  recorded_at: Date | string;
+}
+
+/** Positions are numbers at the store boundary, whatever the driver returned. */
+export function toPosition(value: string | number | bigint): number {
+  const position = Number(value);
+  if (!Number.isSafeInteger(position) || position < 0) {
+    throw new RangeError(`not a valid log position: ${String(value)}`);
+  }
+  return position;
+}
+
+export function toStoredEvent(row: EventRow): StoredEvent {
+  return {
+    position: toPosition(row.position),
+    id: row.id,
+    streamId: row.stream_id,
+    version: Number(row.version),
+    type: row.type,
+    payload: row.payload,
+    metadata: row.metadata,
+    timestamp: toIsoString(row.recorded_at),
+  };
+}
+
+/** Millisecond ISO-8601 in UTC, the same on both drivers (microseconds are dropped). */
+export function toIsoString(value: Date | string): string {
+  return (value instanceof Date ? value : new Date(value)).toISOString();
+}
