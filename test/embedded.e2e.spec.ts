@@ -65,6 +65,13 @@ describe('embedded mode (whole process)', () => {
     expect((await client().json('GET', '/api/v1/flex/runs')).body.runs.length).toBe(before);
   });
 
+  it('refuses a second process on the same data directory', async () => {
+    const second = startNodeProcess('flex-2', MAIN, { PORT: String(await freePort()), FLEX_DATA_DIR: dataDir, FLEX_API_TOKENS: TOKENS }, ROOT);
+    const code = await new Promise<number | null>((resolve) => second.child.once('exit', resolve));
+    expect(code).not.toBe(0);
+    expect(second.output()).toMatch(/another Flex process \(pid \d+\) is using/);
+  }, 30_000);
+
   it('refuses requests without a valid token', async () => {
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/flex/runs`);
     expect(res.status).toBe(401);

@@ -9,6 +9,7 @@ import { RegistryModule } from '@flex/registry';
 import { FlexEventErrorFilter } from '@flex/bus';
 import { createEmbeddedRuntime, eventsTransport, type FlexConfig, type ServiceRuntime } from '@flex/runtime';
 import { ValidatorModule } from '@flex/validator';
+import { lockDataDir } from './data-dir.lock';
 
 export interface EmbeddedOptions {
   config: FlexConfig;
@@ -32,7 +33,11 @@ export interface EmbeddedFlex {
  */
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedFlex> {
   const { config } = options;
-  const runtime = await createEmbeddedRuntime(config, { service: 'flex', migrations: readModelMigrations, dataDir: options.dataDir });
+  const unlock = options.dataDir === null || config.FLEX_DATABASE_URL ? () => undefined : lockDataDir(config.FLEX_DATA_DIR);
+  const runtime = await createEmbeddedRuntime(config, { service: 'flex', migrations: readModelMigrations, dataDir: options.dataDir }).catch((error) => {
+    unlock();
+    throw error;
+  });
   const closers: Array<() => Promise<unknown>> = [];
   try {
     const registry: INestApplicationContext = await NestFactory.createApplicationContext(RegistryModule.forRuntime(runtime, { http: false }), { logger: ['error', 'warn'] });
@@ -66,11 +71,13 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
       async close() {
         for (const close of closers.reverse()) await close().catch((error) => runtime.logger.warn('close failed', { error }));
         await runtime.close();
+        unlock();
       },
     };
   } catch (error) {
     for (const close of closers.reverse()) await close().catch(() => undefined);
     await runtime.close();
+    unlock();
     throw error;
   }
 }

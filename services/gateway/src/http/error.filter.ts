@@ -17,7 +17,7 @@ export class ApiErrorFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const body = exception.getResponse();
       const status = exception.getStatus();
-      if (typeof body === 'object' && body !== null && 'error' in body) {
+      if (typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'object') {
         res.status(status).json(body);
         return;
       }

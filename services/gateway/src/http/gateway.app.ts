@@ -7,6 +7,7 @@ import type { ApiTokens } from '../auth/api-tokens';
 import { GatewayModule } from '../gateway.module';
 import { ApiErrorFilter } from './error.filter';
 
+/** Every request body is JSON, whatever its Content-Type says (curl -d sends form encoding by default). */
 export const BODY_LIMIT = '1mb';
 
 /**
@@ -15,7 +16,7 @@ export const BODY_LIMIT = '1mb';
  */
 export async function createGatewayApp(runtime: ServiceRuntime, tokens: ApiTokens): Promise<INestApplication> {
   const app = await NestFactory.create(GatewayModule.forRuntime(runtime, tokens), { bodyParser: false, logger: ['error', 'warn'] });
-  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json', 'text/plain'] }));
+  app.use(express.json({ limit: BODY_LIMIT, strict: false, type: () => true }));
   app.use((err: { type?: string; status?: number; message?: string }, _req: Request, res: Response, next: NextFunction) => {
     if (!err) return next();
     const tooLarge = err.type === 'entity.too.large';

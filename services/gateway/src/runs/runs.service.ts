@@ -28,12 +28,12 @@ export class RunsService {
     const normalized = normalizeEnvelope(request.body);
     if (!normalized.ok) {
       const first = normalized.errors[0];
-      throw apiError(400, 'invalid_envelope', `${first.path}: ${first.message}${first.hint ? ` (${first.hint})` : ''}`, { issues: normalized.errors });
+      throw apiError(400, 'invalid_envelope', `${at(first.path)}${first.message}${first.hint ? ` (${first.hint})` : ''}`, { issues: normalized.errors.slice(0, 50) });
     }
     const schemaIssues = checkUntrustedSchema(normalized.envelope.outputContract.schema);
     if (schemaIssues.length) {
       const first = schemaIssues[0];
-      throw apiError(400, 'invalid_output_contract', `${first.path}: ${first.message}`, { issues: schemaIssues });
+      throw apiError(400, 'invalid_output_contract', `${at(first.path)}${first.message}`, { issues: schemaIssues.slice(0, 50) });
     }
     const { ids, clock, store } = this.runtime;
     const key = request.idempotencyKey ? contentHash({ principal: request.principal.id, key: request.idempotencyKey }) : undefined;
@@ -92,4 +92,10 @@ export class RunsService {
     if (!first || (principal.role === 'client' && owner !== principal.id)) throw apiError(404, 'run_not_found', `no run ${runId}`, { runId });
     return streamId;
   }
+}
+
+/** `path: ` before a message; the root has no path, and a very deep one is shortened in the middle. */
+function at(path: string): string {
+  if (!path) return '';
+  return `${path.length > 160 ? `${path.slice(0, 70)}…${path.slice(-70)}` : path}: `;
 }
