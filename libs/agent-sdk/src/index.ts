@@ -1,1 +1,23 @@
-export {};
+export type {
+  AgentContext,
+  AgentDefinition,
+  AgentHandler,
+  AgentInvocation,
+  AgentInvocationContext,
+  AgentResult,
+  AgentUsage,
+  RegistrationAck,
+} from './agent.types';
+export { defineAgent, type AgentSpec } from './define-agent';
+export { startAgent, type AgentHandle, type StartAgentOptions } from './start-agent';
+export {
+  AgentError,
+  AgentFailedError,
+  AgentStoppingError,
+  InvalidInputError,
+  InvalidOutputError,
+  RegistrationRejectedError,
+  type AgentErrorOptions,
+  type FacetIssue,
+} from './errors';
+export { jsonLineLogger, silentLogger, type AgentLogger } from './logger';

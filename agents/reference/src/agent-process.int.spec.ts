@@ -1,0 +1,106 @@
+import { agentInvokeSubject, NatsMessaging, registrySubjects, type Messaging } from '@flex/bus';
+import type { AgentLogger, AgentResult } from '@flex/agent-sdk';
+import { freePort, natsTestUrl, testPrefix } from '@flex/testing';
+import { startAgentProcess } from './agent-process';
+import { AgentConfigError, loadAgentConfig } from './config';
+import { recruitingContext, recruitingInputs } from './test-support/recruiting-brief';
+
+const prefix = testPrefix('agents_reference');
+const quiet = { warn: () => undefined, error: () => undefined };
+
+async function waitFor(what: string, condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+function recordingLogger(): AgentLogger & { lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const at = (level: string) => (msg: string, data?: Record<string, unknown>) => void lines.push({ level, msg, ...data });
+  return { lines, debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+describe('the reference agents process over NATS', () => {
+  const opened: NatsMessaging[] = [];
+  const connect = async (): Promise<Messaging> => {
+    const m = await NatsMessaging.connect(natsTestUrl(), { logger: quiet });
+    opened.push(m);
+    return m;
+  };
+  afterAll(() => Promise.all(opened.map((m) => m.drain())));
+
+  it('registers the agents named in FLEX_AGENTS, heartbeats, serves, and deregisters on shutdown', async () => {
+    const registryConn = await connect();
+    const subjects = registrySubjects(prefix);
+    const registered: string[] = [];
+    const beats = new Set<string>();
+    const deregistered: Array<{ capabilityId: string; reason: string }> = [];
+    await registryConn.serve(subjects.register, {}, async (req) => {
+      const { registration, instanceId } = req.data as { registration: { capabilityId: string }; instanceId: string };
+      registered.push(registration.capabilityId);
+      return { ok: true, capabilityId: registration.capabilityId, instanceId, status: 'active' };
+    });
+    await registryConn.subscribe(subjects.heartbeat, (req) => void beats.add((req.data as { capabilityId: string }).capabilityId));
+    await registryConn.serve(subjects.deregister, {}, async (req) => void deregistered.push(req.data as { capabilityId: string; reason: string }));
+
+    const config = loadAgentConfig({
+      FLEX_NATS_URL: natsTestUrl(),
+      FLEX_NATS_PREFIX: prefix,
+      FLEX_AGENTS: 'StrategyManagerAgent.briefing, QualityAssuranceAgent.contentReview',
+      FLEX_AGENT_HEARTBEAT_MS: '50',
+      PORT: String(await freePort()),
+    });
+    const logger = recordingLogger();
+    const running = await startAgentProcess(config, logger);
+    await running.agents.ready;
+    expect(registered.sort()).toEqual(['QualityAssuranceAgent.contentReview', 'StrategyManagerAgent.briefing']);
+    await waitFor('heartbeats from both agents', () => beats.size === 2);
+
+    const executor = await connect();
+    const result = await executor.request<AgentResult>(
+      agentInvokeSubject(prefix, 'StrategyManagerAgent.briefing'),
+      { runId: 'r1', nodeId: 'strategy', attempt: 1, idempotencyKey: 'r1:strategy:1', capabilityId: 'StrategyManagerAgent.briefing', inputs: recruitingInputs, outputFacets: ['writerBrief'], context: recruitingContext },
+      { timeoutMs: 5_000 },
+    );
+    expect(result.output).toEqual({ writerBrief: expect.objectContaining({ angle: expect.stringContaining('Acme Robotics') }) });
+    await expect(
+      executor.request(agentInvokeSubject(prefix, 'ContentGeneratorAgent.linkedinVariants'), {}, { timeoutMs: 1_000 }),
+    ).rejects.toMatchObject({ code: 'NO_RESPONDERS' });
+
+    const health = await fetch(`http://127.0.0.1:${config.port}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok', agents: [expect.objectContaining({ capabilityId: 'StrategyManagerAgent.briefing', registered: true }), expect.objectContaining({ registered: true })] });
+    const metrics = await (await fetch(`http://127.0.0.1:${config.port}/metrics`)).text();
+    expect(metrics).toContain('flex_agent_registered{capability="QualityAssuranceAgent.contentReview"} 1');
+    expect(metrics).toContain('flex_agent_invocations_total{capability="StrategyManagerAgent.briefing",outcome="ok"} 1');
+
+    await running.stop('signal:SIGTERM');
+    expect(deregistered.map((d) => [d.capabilityId, d.reason]).sort()).toEqual([
+      ['QualityAssuranceAgent.contentReview', 'signal:SIGTERM'],
+      ['StrategyManagerAgent.briefing', 'signal:SIGTERM'],
+    ]);
+    const events = logger.lines.map((l) => l.msg);
+    expect(events).toEqual(expect.arrayContaining(['nats_connected', 'agent_started', 'agent_registered', 'agent_invocation_completed', 'agent_stopping', 'agent_deregistered', 'agent_stopped', 'nats_drained']));
+    expect(logger.lines.find((l) => l.msg === 'agent_invocation_completed')).toMatchObject({ capabilityId: 'StrategyManagerAgent.briefing', runId: 'r1', idempotencyKey: 'r1:strategy:1' });
+  });
+});
+
+describe('loadAgentConfig', () => {
+  it('defaults the prefix to flex and the agents to all three', () => {
+    expect(loadAgentConfig({ FLEX_NATS_URL: 'nats://x:4222' })).toEqual({
+      natsUrl: 'nats://x:4222',
+      prefix: 'flex',
+      agents: ['StrategyManagerAgent.briefing', 'ContentGeneratorAgent.linkedinVariants', 'QualityAssuranceAgent.contentReview'],
+      heartbeatIntervalMs: undefined,
+      port: undefined,
+    });
+  });
+
+  it('fails fast on a missing URL, a bad prefix or an unknown agent', () => {
+    expect(() => loadAgentConfig({})).toThrow(AgentConfigError);
+    expect(() => loadAgentConfig({ FLEX_NATS_URL: 'nats://x', FLEX_NATS_PREFIX: 'a b' })).toThrow(/FLEX_NATS_PREFIX/);
+    expect(() => loadAgentConfig({ FLEX_NATS_URL: 'nats://x', FLEX_AGENTS: 'Nope.agent' })).toThrow(/FLEX_AGENTS/);
+  });
+});

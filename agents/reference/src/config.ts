@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { referenceAgents } from './start-reference-agents';
+
+const KNOWN = referenceAgents.map((a) => a.registration.capabilityId);
+
+const ConfigSchema = z.object({
+  FLEX_NATS_URL: z.string().min(1, 'FLEX_NATS_URL is required'),
+  FLEX_NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/).default('flex'),
+  FLEX_AGENTS: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [...KNOWN]))
+    .pipe(z.array(z.enum(KNOWN as [string, ...string[]])).min(1)),
+  FLEX_AGENT_HEARTBEAT_MS: z.coerce.number().int().positive().optional(),
+  /** HTTP port of /healthz and /metrics; no HTTP server when unset. */
+  PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+});
+
+export interface AgentProcessConfig {
+  natsUrl: string;
+  prefix: string;
+  agents: readonly string[];
+  heartbeatIntervalMs?: number;
+  port?: number;
+}
+
+export class AgentConfigError extends Error {
+  override readonly name = 'AgentConfigError';
+  readonly code = 'INVALID_CONFIG';
+  readonly retryable = false;
+}
+
+/** The process's only reader of the environment: parsed once, failing fast. Empty strings count as unset. */
+export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentProcessConfig {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ConfigSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new AgentConfigError(`invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  const c = parsed.data;
+  return Object.freeze({ natsUrl: c.FLEX_NATS_URL, prefix: c.FLEX_NATS_PREFIX, agents: Object.freeze(c.FLEX_AGENTS), heartbeatIntervalMs: c.FLEX_AGENT_HEARTBEAT_MS, port: c.PORT });
+}

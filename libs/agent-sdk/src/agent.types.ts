@@ -1,0 +1,72 @@
+import type { CapabilityRegistration } from '@flex/contracts';
+import type { AgentLogger } from './logger';
+
+/** What the executor sends on `agentInvokeSubject(prefix, capabilityId)`. */
+export interface AgentInvocation {
+  runId: string;
+  nodeId: string;
+  /** 1 on the first attempt of a node; a retry gets a new attempt and so a new idempotency key. */
+  attempt: number;
+  /** `runId:nodeId:attempt`: the same key twice is the same invocation, redelivered. */
+  idempotencyKey: string;
+  capabilityId: string;
+  /** Input facet values keyed by facet name: only facets the capability declares. */
+  inputs: Record<string, unknown>;
+  /** Output facets this node needs: a subset of the capability's output contract. */
+  outputFacets: string[];
+  /** The node's merged system instruction (facet semantics, planner guidance). */
+  instructions?: string;
+  context: AgentInvocationContext;
+  /** When the executor stops waiting: epoch milliseconds (a value below 1e12 is read as a duration from receipt). */
+  deadlineMs?: number;
+}
+
+/** The slice of the task envelope the agent sees. */
+export interface AgentInvocationContext {
+  objective: string;
+  specialInstructions?: string[];
+  inputs?: Record<string, unknown>;
+}
+
+export interface AgentUsage {
+  tokens?: number;
+  costCents?: number;
+  model?: string;
+}
+
+/** The reply to an invocation: output facet values keyed by facet name. */
+export interface AgentResult {
+  output: Record<string, unknown>;
+  usage?: AgentUsage;
+}
+
+/** What a handler gets besides the invocation. */
+export interface AgentContext {
+  readonly capabilityId: string;
+  readonly instanceId: string;
+  /** Key side effects by it: the same key is the same invocation. */
+  readonly idempotencyKey: string;
+  /** Epoch ms after which nobody waits for the reply, when the executor set one. */
+  readonly deadline?: number;
+  /** Aborted when the deadline passes. */
+  readonly signal: AbortSignal;
+  readonly logger: AgentLogger;
+  /** Reported back to the executor with the output (the last call wins). */
+  reportUsage(usage: AgentUsage): void;
+}
+
+export type AgentHandler = (invocation: AgentInvocation, ctx: AgentContext) => Promise<Record<string, unknown>>;
+
+/** An agent is a registration plus a handler. */
+export interface AgentDefinition {
+  readonly registration: CapabilityRegistration;
+  readonly handle: AgentHandler;
+}
+
+/** The registry's answer to a registration. */
+export interface RegistrationAck {
+  ok: true;
+  capabilityId: string;
+  instanceId: string;
+  status: string;
+}

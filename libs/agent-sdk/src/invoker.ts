@@ -1,0 +1,100 @@
+import type { AgentContext, AgentDefinition, AgentInvocation, AgentResult, AgentUsage } from './agent.types';
+import { AgentFailedError, AgentStoppingError, type AgentError } from './errors';
+import type { FacetGuard } from './facet-guard';
+import { IdempotencyCache } from './idempotency-cache';
+import { parseInvocation, resolveDeadline } from './invocation.schema';
+import type { AgentLogger } from './logger';
+
+export interface InvokerOptions {
+  agent: AgentDefinition;
+  guard: FacetGuard;
+  instanceId: string;
+  cacheSize: number;
+  logger: AgentLogger;
+}
+
+/**
+ * Turns one request on the invoke subject into a reply: parse, replay by idempotency key, check
+ * inputs, run the handler, check the output. Tracks what is in flight so a stop can drain it.
+ */
+export class Invoker {
+  private readonly cache: IdempotencyCache<AgentResult>;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private accepting = true;
+
+  constructor(private readonly o: InvokerOptions) {
+    this.cache = new IdempotencyCache(o.cacheSize);
+  }
+
+  readonly handle = (data: unknown): Promise<AgentResult> => {
+    if (!this.accepting) return Promise.reject(new AgentStoppingError());
+    const work = this.process(data, Date.now());
+    this.inFlight.add(work);
+    const forget = () => this.inFlight.delete(work);
+    work.then(forget, forget);
+    return work;
+  };
+
+  /** Refuse new invocations, then wait for the ones in flight. */
+  async drain(): Promise<void> {
+    this.accepting = false;
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async process(data: unknown, receivedAt: number): Promise<AgentResult> {
+    let log: Record<string, unknown> = {};
+    try {
+      const invocation = parseInvocation(data, this.o.agent.registration.capabilityId);
+      log = { runId: invocation.runId, nodeId: invocation.nodeId, attempt: invocation.attempt, idempotencyKey: invocation.idempotencyKey };
+      const { value, replayed } = await this.cache.run(invocation.idempotencyKey, () => this.execute(invocation, receivedAt));
+      this.o.logger.info(replayed ? 'agent_invocation_replayed' : 'agent_invocation_completed', { ...log, ms: Date.now() - receivedAt });
+      return value;
+    } catch (error) {
+      const { code, retryable, message } = error as AgentError;
+      this.o.logger.warn('agent_invocation_failed', { ...log, code, retryable, reason: message });
+      throw error;
+    }
+  }
+
+  private async execute(invocation: AgentInvocation, receivedAt: number): Promise<AgentResult> {
+    this.o.guard.checkInputs(invocation.inputs);
+    const facets = this.o.guard.resolveOutputFacets(invocation.outputFacets);
+    const deadline = resolveDeadline(invocation.deadlineMs, receivedAt);
+    const abort = new AbortController();
+    const timer = deadline === undefined ? undefined : setTimeout(() => abort.abort(new Error('deadline passed')), Math.max(0, deadline - Date.now()));
+    timer?.unref();
+    let usage: AgentUsage | undefined;
+    const ctx: AgentContext = {
+      capabilityId: this.o.agent.registration.capabilityId,
+      instanceId: this.o.instanceId,
+      idempotencyKey: invocation.idempotencyKey,
+      deadline,
+      signal: abort.signal,
+      logger: this.o.logger,
+      reportUsage: (reported) => {
+        usage = { ...reported };
+      },
+    };
+    try {
+      const output = await this.callHandler({ ...invocation, outputFacets: facets }, ctx);
+      const checked = this.o.guard.checkOutput(output, facets);
+      return usage ? { output: checked, usage } : { output: checked };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async callHandler(invocation: AgentInvocation, ctx: AgentContext): Promise<unknown> {
+    try {
+      return await this.o.agent.handle(invocation, ctx);
+    } catch (error) {
+      throw hasErrorCode(error) ? error : new AgentFailedError(error);
+    }
+  }
+}
+
+/** A handler's coded error (AgentError or any error saying whether a retry helps) goes out as it is. */
+function hasErrorCode(error: unknown): error is AgentError {
+  const e = error as { code?: unknown; retryable?: unknown } | null;
+  return typeof e?.code === 'string' && typeof e.retryable === 'boolean';
+}
