@@ -1,18 +1,9 @@
-/** A minimal client of the public HTTP/SSE interface (DESIGN §7), for black-box tests. */
-export interface Frame {
-  type: string;
-  id: string;
-  timestamp: string;
-  runId: string;
-  nodeId?: string;
-  planVersion?: number;
-  correlationId: string;
-  payload?: any;
-  message?: string;
-  /** The SSE `id:` line: the event's position. */
-  position: number;
-}
+import type { FlexEventFrame } from '@flex/contracts';
 
+/** A frame as tests read it, plus the SSE `id:` line (the event's position). */
+export type Frame = Omit<FlexEventFrame, 'payload'> & { payload?: any; position: number };
+
+/** A minimal client of the public HTTP/SSE interface (DESIGN §7), for black-box tests. */
 export class FlexClient {
   constructor(readonly baseUrl: string, readonly token: string) {}
 

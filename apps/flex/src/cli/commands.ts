@@ -1,22 +1,13 @@
 import { readFileSync } from 'node:fs';
-import { canonicalJson } from '@flex/contracts';
+import { canonicalJson, type FlexEventFrame } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { compileUntrustedSchema } from '@flex/facets';
 import { evolveRun, initialRunState } from '@flex/run-model';
 import { api, CliError, type CliContext } from './client';
 import { readSse } from './sse-client';
 
-interface Frame {
-  type: string;
-  id: string;
-  timestamp: string;
-  runId: string;
-  nodeId?: string;
-  planVersion?: number;
-  correlationId: string;
-  payload?: any;
-  message?: string;
-}
+/** A frame as the CLI reads it: payloads are inspected loosely, field by field. */
+type Frame = Omit<FlexEventFrame, 'payload'> & { payload?: any };
 
 /** `flex run <envelope.json>`: start a run and show its progress live; exit 0 on complete, 2 on failure. */
 export async function runCommand(ctx: CliContext, file: string): Promise<number> {

@@ -30,7 +30,7 @@ export type FlexEventFrame = { [T in FlexEventType]: FrameBase & { type: T; payl
 
 /**
  * The `data:` of an SSE frame: `{ type, id, timestamp, runId, nodeId?, planVersion?,
- * correlationId, payload?, message? }` where `id` is the event's store position and `payload`,
+ * correlationId, payload?, message? }` where `id` is the event's id (the SSE `id:` line carries its store position) and `payload`,
  * when present, is checked against the schema of `type`.
  */
 export const FlexEventFrameSchema = FrameBaseSchema.transform((frame, ctx) => {

@@ -1,22 +1,10 @@
+import type { AgentInvocation } from '@flex/agent-sdk';
 import type { PlanNode } from '@flex/contracts';
 import { envelopeFacets } from '@flex/facets';
 import { topologicalOrder, upstreamOf, type StartedRun } from '@flex/run-model';
 
 const SECRET_KEY = /(pass(word)?|secret|token|api[-_]?key|authorization|credential|private[-_]?key)/i;
 
-/** The invocation an agent receives (the agent SDK's wire shape). */
-export interface AgentInvocation {
-  runId: string;
-  nodeId: string;
-  attempt: number;
-  idempotencyKey: string;
-  capabilityId: string;
-  inputs: Record<string, unknown>;
-  outputFacets: string[];
-  instructions?: string;
-  context: { objective: string; specialInstructions?: string[]; inputs?: Record<string, unknown> };
-  deadlineMs?: number;
-}
 
 /**
  * Facet values visible to a node: what the envelope supplies, overridden by the validated outputs

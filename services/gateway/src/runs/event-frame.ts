@@ -1,20 +1,5 @@
-import { runIdFromStreamId } from '@flex/contracts';
+import { runIdFromStreamId, type FlexEventFrame } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
-
-/** Internal hand-offs between services that clients do not see on the SSE stream. */
-export const INTERNAL_EVENT_TYPES: ReadonlySet<string> = new Set(['plan_drafted']);
-
-export interface FlexEventFrame {
-  type: string;
-  id: string;
-  timestamp: string;
-  runId: string;
-  nodeId?: string;
-  planVersion?: number;
-  correlationId: string;
-  payload?: unknown;
-  message?: string;
-}
 
 /** DESIGN §7: the FlexEvent JSON of one stored run event. */
 export function toFrame(event: StoredEvent): FlexEventFrame {
@@ -22,7 +7,7 @@ export function toFrame(event: StoredEvent): FlexEventFrame {
   const nodeId = typeof payload?.nodeId === 'string' ? payload.nodeId : undefined;
   const planVersion = event.metadata.planVersion ?? (typeof payload?.planVersion === 'number' ? payload.planVersion : undefined);
   return {
-    type: event.type,
+    type: event.type as FlexEventFrame['type'],
     id: event.id,
     timestamp: event.timestamp,
     runId: runIdFromStreamId(event.streamId) ?? event.streamId,
@@ -31,7 +16,7 @@ export function toFrame(event: StoredEvent): FlexEventFrame {
     correlationId: event.metadata.correlationId,
     payload,
     message: describe(event.type, payload ?? {}),
-  };
+  } as FlexEventFrame;
 }
 
 /** One human line per event, for logs and the CLI's live progress. */

@@ -1,7 +1,7 @@
-import { TERMINAL_EVENT_TYPES } from '@flex/contracts';
+import { INTERNAL_EVENT_TYPES, TERMINAL_EVENT_TYPES } from '@flex/contracts';
 import type { ServiceRuntime } from '@flex/runtime';
 import type { Request, Response } from 'express';
-import { INTERNAL_EVENT_TYPES, sseFrame } from './event-frame';
+import { sseFrame } from './event-frame';
 
 const KEEPALIVE_MS = 15_000;
 const RECHECK_MS = 1_000;
@@ -42,7 +42,7 @@ export async function followRun(runtime: ServiceRuntime, streamId: string, after
       let terminal = false;
       for (const event of events) {
         last = event.position;
-        if (!INTERNAL_EVENT_TYPES.has(event.type)) {
+        if (!(INTERNAL_EVENT_TYPES as readonly string[]).includes(event.type)) {
           res.write(sseFrame(event));
           lastWrite = Date.now();
         }
