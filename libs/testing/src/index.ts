@@ -3,3 +3,4 @@ export * from './nats';
 export * from './given';
 export * from './processes';
 export * from './flex-client';
+export * from './openai-server';
