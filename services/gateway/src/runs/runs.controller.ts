@@ -1,11 +1,10 @@
-import { Controller, Get, Headers, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Controller, Get, Headers, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import type { Response } from 'express';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { apiError } from '../http/api-error';
 import { followRun, openSse } from './run-stream';
 import { RunsService } from './runs.service';
-import { Inject } from '@nestjs/common';
-import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,100}$/;
 
