@@ -72,6 +72,17 @@ describe('embedded mode (whole process)', () => {
     expect(second.output()).toMatch(/another Flex process \(pid \d+\) is using/);
   }, 30_000);
 
+  it('serves the dashboard page without a token, with a strict content security policy', async () => {
+    const res = await fetch(`http://127.0.0.1:${port}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/text\/html/);
+    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
+    const html = await res.text();
+    const script = html.split('<script>')[1].split('</script>')[0];
+    expect(() => new Function(script)).not.toThrow();
+    expect(script).toContain("'/api/v1/flex/'");
+  });
+
   it('refuses requests without a valid token', async () => {
     const res = await fetch(`http://127.0.0.1:${port}/api/v1/flex/runs`);
     expect(res.status).toBe(401);
