@@ -1,6 +1,6 @@
 import { agentInvokeSubject, NatsMessaging, registrySubjects, type Messaging } from '@flex/bus';
 import type { AgentLogger, AgentResult } from '@flex/agent-sdk';
-import { freePort, natsTestUrl, testPrefix } from '@flex/testing';
+import { freePort, natsTestUrl, startOpenAiServer, testPrefix } from '@flex/testing';
 import { startAgentProcess } from './agent-process';
 import { AgentConfigError, loadAgentConfig } from './config';
 import { recruitingContext, recruitingInputs } from './test-support/recruiting-brief';
@@ -84,6 +84,34 @@ describe('the reference agents process over NATS', () => {
     const events = logger.lines.map((l) => l.msg);
     expect(events).toEqual(expect.arrayContaining(['nats_connected', 'agent_started', 'agent_registered', 'agent_invocation_completed', 'agent_stopping', 'agent_deregistered', 'agent_stopped', 'nats_drained']));
     expect(logger.lines.find((l) => l.msg === 'agent_invocation_completed')).toMatchObject({ capabilityId: 'StrategyManagerAgent.briefing', runId: 'r1', idempotencyKey: 'r1:strategy:1' });
+  });
+});
+
+describe('the reference agents process with FLEX_LLM_BASE_URL set', () => {
+  it('answers through the configured chat-completions API over NATS, with the model and key from the environment', async () => {
+    const server = await startOpenAiServer();
+    const llmPrefix = `${prefix}_llm`;
+    const writerBrief = { angle: 'Berlin platform engineers own payments end to end.', keyPoints: ['Objective: recruit senior backend engineers.'], constraints: ['Write in a friendly tone.'] };
+    server.enqueue({ kind: 'json', content: { writerBrief }, usage: { prompt_tokens: 40, completion_tokens: 2 } });
+    const config = loadAgentConfig({ FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: llmPrefix, FLEX_AGENTS: 'StrategyManagerAgent.briefing', FLEX_LLM_BASE_URL: server.baseUrl, FLEX_LLM_API_KEY: 'sk-env', FLEX_LLM_MODEL: 'env-model' });
+    expect(config.llm).toMatchObject({ baseUrl: server.baseUrl, apiKey: 'sk-env', model: 'env-model' });
+    const running = await startAgentProcess(config, recordingLogger());
+    const executor = await NatsMessaging.connect(natsTestUrl(), { logger: quiet });
+    try {
+      const result = await executor.request<AgentResult>(
+        agentInvokeSubject(llmPrefix, 'StrategyManagerAgent.briefing'),
+        { runId: 'r2', nodeId: 'strategy', attempt: 1, idempotencyKey: 'r2:strategy:1', capabilityId: 'StrategyManagerAgent.briefing', inputs: recruitingInputs, outputFacets: ['writerBrief'], context: recruitingContext },
+        { timeoutMs: 10_000 },
+      );
+      expect(result).toEqual({ output: { writerBrief }, usage: { tokens: 42, model: 'env-model' } });
+      expect(server.requests).toHaveLength(1);
+      expect(server.requests[0].headers.authorization).toBe('Bearer sk-env');
+      expect(server.requests[0].body.response_format.json_schema).toMatchObject({ name: 'StrategyManagerAgent_briefing', strict: true });
+    } finally {
+      await executor.drain();
+      await running.stop('test_done');
+      await server.close();
+    }
   });
 });
 

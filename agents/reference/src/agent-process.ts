@@ -19,12 +19,13 @@ export async function startAgentProcess(config: AgentProcessConfig, logger: Agen
   const counter = new InvocationCounter();
   const health = config.port === undefined ? undefined : await startHealthServer(config.port, counter);
   const messaging = await connectWithRetry(config.natsUrl, logger);
-  logger.info('nats_connected', { url: config.natsUrl, prefix: config.prefix });
+  logger.info('nats_connected', { url: config.natsUrl, prefix: config.prefix, llm: config.llm ? { baseUrl: config.llm.baseUrl, model: config.llm.model } : 'none' });
   const agents = await startReferenceAgents({
     messaging,
     prefix: config.prefix,
     only: config.agents,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
+    llm: config.llm,
     logger: counter.wrap(logger),
   });
   health?.attach(agents.handles);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { llmConfigFrom, LlmConfigError, type LlmConfig } from './llm/llm.config';
 import { referenceAgents } from './start-reference-agents';
 
 const KNOWN = referenceAgents.map((a) => a.registration.capabilityId);
@@ -22,6 +23,8 @@ export interface AgentProcessConfig {
   agents: readonly string[];
   heartbeatIntervalMs?: number;
   port?: number;
+  /** Set when FLEX_LLM_BASE_URL is: the agents answer through that API, falling back to their deterministic logic. */
+  llm?: LlmConfig;
 }
 
 export class AgentConfigError extends Error {
@@ -38,5 +41,11 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentProcessConfig {
     throw new AgentConfigError(`invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
   }
   const c = parsed.data;
-  return Object.freeze({ natsUrl: c.FLEX_NATS_URL, prefix: c.FLEX_NATS_PREFIX, agents: Object.freeze(c.FLEX_AGENTS), heartbeatIntervalMs: c.FLEX_AGENT_HEARTBEAT_MS, port: c.PORT });
+  let llm: LlmConfig | undefined;
+  try {
+    llm = llmConfigFrom(cleaned);
+  } catch (error) {
+    throw new AgentConfigError((error as LlmConfigError).message);
+  }
+  return Object.freeze({ natsUrl: c.FLEX_NATS_URL, prefix: c.FLEX_NATS_PREFIX, agents: Object.freeze(c.FLEX_AGENTS), heartbeatIntervalMs: c.FLEX_AGENT_HEARTBEAT_MS, port: c.PORT, llm });
 }

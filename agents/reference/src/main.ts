@@ -5,7 +5,8 @@ import { loadAgentConfig } from './config';
 /**
  * The reference agents as a standalone process, registering over NATS like any third party:
  * FLEX_NATS_URL, FLEX_NATS_PREFIX (default flex), FLEX_AGENTS (comma list of capability ids,
- * default all), PORT (optional: /healthz and /metrics). SIGTERM/SIGINT drain in-flight
+ * default all), PORT (optional: /healthz and /metrics), FLEX_LLM_BASE_URL / FLEX_LLM_API_KEY /
+ * FLEX_LLM_MODEL (optional: answer through an OpenAI-compatible API). SIGTERM/SIGINT drain in-flight
  * invocations, deregister, and exit. One JSON line per event on stderr.
  */
 async function main(): Promise<void> {

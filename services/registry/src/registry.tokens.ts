@@ -1,6 +1,14 @@
 /** Injection token for whatever keeps the read models current in this process. */
 export const PROJECTIONS = Symbol.for('flex.projections');
 
+/** Injection token for {@link RegistryOptions}. */
+export const REGISTRY_OPTIONS = Symbol.for('flex.registry.options');
+
 export interface ProjectionCatchUp {
   catchUp(): Promise<unknown>;
+}
+
+export interface RegistryOptions {
+  /** How often the expiry sweep runs (default 1000 ms; 0 turns the timer off, for tests that sweep by hand). */
+  sweepIntervalMs?: number;
 }

@@ -1,6 +1,6 @@
 import type { INestApplication, INestApplicationContext, INestMicroservice } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { startReferenceAgents } from '@flex/agents-reference';
+import { llmConfigFrom, startReferenceAgents } from '@flex/agents-reference';
 import { ExecutorModule } from '@flex/executor';
 import { createGatewayApp, resolveApiTokens, type ApiTokens } from '@flex/gateway';
 import { PlannerModule } from '@flex/planner';
@@ -44,7 +44,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
     await registry.init();
     closers.push(() => registry.close());
     if (options.agents !== false) {
-      const agents = await startReferenceAgents({ messaging: runtime.messaging, prefix: runtime.prefix });
+      // FLEX_LLM_* (already validated in config) switch the reference agents to an OpenAI-compatible model.
+      const agents = await startReferenceAgents({ messaging: runtime.messaging, prefix: runtime.prefix, llm: llmConfigFrom(config) });
       closers.push(() => agents.stop());
     }
     const consumers: Array<[string, (rt: ServiceRuntime) => ReturnType<typeof PlannerModule.forRuntime>, number]> = [

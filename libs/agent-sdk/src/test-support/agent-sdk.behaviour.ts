@@ -101,7 +101,7 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
       handles.push(handle);
       return handle;
     };
-    const invoke = (inv: unknown) => client.request<AgentResult>(agentInvokeSubject(h.prefix, CAPABILITY), inv, { timeoutMs: 3_000 });
+    const invoke = (inv: unknown, timeoutMs = 3_000) => client.request<AgentResult>(agentInvokeSubject(h.prefix, CAPABILITY), inv, { timeoutMs });
 
     beforeEach(async () => {
       h = await makeHarness();
@@ -246,7 +246,8 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
       const script: Script = { calls: [], gate: gate.promise };
       const handle = await start(script, { instanceId: 'leaving' });
       await handle.ready;
-      const inFlight = invoke(invocation());
+      // Long enough to outlast the refusal polling below on a loaded machine.
+      const inFlight = invoke(invocation(), 20_000);
       await waitFor('the invocation to start', () => script.calls.length === 1);
       const stopped = handle.stop('rolling_update');
       const refused = async () => (await invoke(invocation({ attempt: 9 })).catch((e: { code?: string }) => e.code)) === 'NO_RESPONDERS';

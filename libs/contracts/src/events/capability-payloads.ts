@@ -7,6 +7,8 @@ export const CapabilityRegisteredPayloadSchema = z.strictObject({
   registration: CapabilityRegistrationSchema,
   instanceId: IdentifierSchema,
   registeredAt: IsoTimestampSchema,
+  /** `contentHash` of the registration: re-registering the same one appends nothing. */
+  registrationHash: z.string().min(1).max(128).optional(),
 });
 
 /** `capability_status_changed`: availability changed (missed heartbeat, came back). */

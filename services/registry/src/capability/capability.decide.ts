@@ -6,37 +6,40 @@ export type RegistryCommand =
   | { kind: 'register'; registration: CapabilityRegistration; registrationHash: string; instanceId: string; at: string }
   | { kind: 'heartbeat'; instanceId: string }
   | { kind: 'expire'; instanceId: string; reason: string }
-  | { kind: 'deregister'; instanceId: string; reason?: string };
+  | { kind: 'deregister'; instanceId?: string; reason?: string };
 
 /**
- * Registry decisions per capability stream. Registering an instance that is already active with the
- * same registration appends nothing (upsert); a heartbeat revives an inactive instance; expiry turns
- * an active instance inactive; deregistration is final until the instance registers again.
+ * Registry decisions per capability stream, one instance at a time. Registering an instance that
+ * is already active with the same registration appends nothing (an upsert; `registeredAt` is kept
+ * across re-registrations); a heartbeat revives an inactive instance; expiry turns an active
+ * instance inactive; deregistration is final until the instance registers again (without an
+ * instance id, every instance still registered goes).
  */
-export function decideCapability(state: CapabilityState, cmd: RegistryCommand): DecidedEvent[] {
-  const instance = state.instances[cmd.instanceId];
+export function decideCapability(state: CapabilityState, cmd: RegistryCommand, capabilityId = state.capabilityId ?? ''): DecidedEvent[] {
+  const instance = cmd.instanceId === undefined ? undefined : state.instances[cmd.instanceId];
   switch (cmd.kind) {
     case 'register':
       if (instance?.status === 'active' && instance.registrationHash === cmd.registrationHash) return [];
       return [
         {
           type: 'capability_registered',
-          payload: {
-            registration: cmd.registration,
-            instanceId: cmd.instanceId,
-            registeredAt: instance?.registeredAt ?? cmd.at,
-            registrationHash: cmd.registrationHash,
-          },
+          payload: { registration: cmd.registration, instanceId: cmd.instanceId, registeredAt: instance?.registeredAt ?? cmd.at, registrationHash: cmd.registrationHash },
         },
       ];
     case 'heartbeat':
-      if (!instance || instance.status !== 'inactive') return [];
-      return [{ type: 'capability_status_changed', payload: { capabilityId: state.capabilityId, instanceId: cmd.instanceId, status: 'active', reason: 'heartbeat resumed' } }];
+      if (instance?.status !== 'inactive') return [];
+      return [{ type: 'capability_status_changed', payload: { capabilityId, instanceId: cmd.instanceId, status: 'active', reason: 'heartbeat resumed' } }];
     case 'expire':
-      if (!instance || instance.status !== 'active') return [];
-      return [{ type: 'capability_status_changed', payload: { capabilityId: state.capabilityId, instanceId: cmd.instanceId, status: 'inactive', reason: cmd.reason } }];
-    case 'deregister':
+      if (instance?.status !== 'active') return [];
+      return [{ type: 'capability_status_changed', payload: { capabilityId, instanceId: cmd.instanceId, status: 'inactive', reason: cmd.reason.slice(0, 500) } }];
+    case 'deregister': {
+      const reason = cmd.reason ? { reason: cmd.reason } : {};
+      if (cmd.instanceId === undefined) {
+        const live = Object.values(state.instances).some((i) => i.status !== 'deregistered');
+        return live ? [{ type: 'capability_deregistered', payload: { capabilityId, ...reason } }] : [];
+      }
       if (!instance || instance.status === 'deregistered') return [];
-      return [{ type: 'capability_deregistered', payload: { capabilityId: state.capabilityId, instanceId: cmd.instanceId, reason: cmd.reason } }];
+      return [{ type: 'capability_deregistered', payload: { capabilityId, instanceId: cmd.instanceId, ...reason } }];
+    }
   }
 }

@@ -18,7 +18,7 @@ export const initialCapabilityState = (): CapabilityState => ({ instances: {} })
 export function evolveCapability(state: CapabilityState, event: StoredEvent): CapabilityState {
   switch (event.type) {
     case 'capability_registered': {
-      const p = event.payload as EventPayload<'capability_registered'> & { registrationHash?: string };
+      const p = event.payload as EventPayload<'capability_registered'>;
       const previous = state.instances[p.instanceId];
       return {
         capabilityId: p.registration.capabilityId,
