@@ -14,6 +14,7 @@ const ConfigSchema = z.object({
   FLEX_MAX_REPLANS: intFromEnv(3),
   FLEX_AGENT_TIMEOUT_MS: intFromEnv(60_000),
   FLEX_NODE_MAX_ATTEMPTS: intFromEnv(3),
+  FLEX_PLANNER: z.enum(['rule-based', 'llm']).default('rule-based'),
   FLEX_LLM_BASE_URL: z.string().url().optional(),
   FLEX_LLM_API_KEY: z.string().optional(),
   FLEX_LLM_MODEL: z.string().optional(),

@@ -1,2 +1,7 @@
 export { PlannerModule } from './planner.module';
-export { planRuleBased, plannerInputHash, targetFacets, RULE_BASED_PLANNER, type PlannerInput, type PlannerResult } from './plan/rule-based.planner';
+export { RuleBasedPlanner, planRuleBased, RULE_BASED_PLANNER } from './plan/rule-based.planner';
+export { LlmPlanner, LLM_PLANNER, type LlmPlannerOptions } from './llm/llm.planner';
+export { plannerFromConfig, PLANNER_REGISTRY } from './plan/planner-registry';
+export { isPlannerError, type Planner, type PlannerRequest, type ReplanContext } from './plan/planner';
+export { normalizedPlannerInput, plannerInputHash, planHash } from './plan/planner-input';
+export { targetFacets } from './plan/targets';

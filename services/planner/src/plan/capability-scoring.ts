@@ -2,11 +2,11 @@ import type { CapabilityRegistration, PlannerPolicy, TaskEnvelope } from '@flex/
 
 /**
  * Score a candidate capability for producing `facet`: facet alignment first, then the envelope's
- * channel / format / language hints, declared cost, and the caller's prefer / avoid lists.
+ * channel / format / language hints, declared cost (weighed by the optimisation objective), and
+ * the caller's prefer / avoid lists.
  * Pure and total: ties are broken by capabilityId by the caller.
  */
-export function scoreCapability(cap: CapabilityRegistration, wanted: readonly string[], envelope: TaskEnvelope): number {
-  const selection: NonNullable<PlannerPolicy['selection']> = envelope.policies?.planner?.selection ?? {};
+export function scoreCapability(cap: CapabilityRegistration, wanted: readonly string[], envelope: TaskEnvelope, selection: Pick<NonNullable<PlannerPolicy['selection']>, 'prefer' | 'avoid'>): number {
   let score = cap.outputContract.filter((f) => wanted.includes(f)).length * 10;
   if (matchesAny(cap.capabilityId, selection.prefer)) score += 25;
   if (matchesAny(cap.capabilityId, selection.avoid)) score -= 25;
@@ -16,7 +16,10 @@ export function scoreCapability(cap: CapabilityRegistration, wanted: readonly st
   for (const hint of hints) if (traitText.includes(hint)) score += 3;
   const language = typeof envelope.inputs?.language === 'string' ? envelope.inputs.language.toLowerCase() : undefined;
   if (language && traits.languages?.length) score += traits.languages.map((l) => l.toLowerCase()).includes(language) ? 4 : -8;
-  score -= costPenalty(cap);
+  // The caller's optimisation intent weighs declared cost: thrift for speed and tokens, tier for quality.
+  const objective = envelope.policies?.planner?.optimisation?.objective;
+  score -= costPenalty(cap) * (objective === 'token_efficiency' || objective === 'speed' ? 3 : 1);
+  if (objective === 'quality' && cap.cost?.tier === 'premium') score += 4;
   return score;
 }
 

@@ -1,215 +1,131 @@
-import {
-  canonicalJson,
-  contentHash,
-  type CapabilityRegistration,
-  type DiagnosticsBundle,
-  type PlanEdge,
-  type PlanGraph,
-  type PlannerError,
-  type PlanNode,
-  type PlanNodeKind,
-  type TaskEnvelope,
-} from '@flex/contracts';
-import { envelopeFacets, FacetContractCompiler, instructionsFor } from '@flex/facets';
-import { matchesAny, scoreCapability } from './capability-scoring';
+import type { CapabilityRegistration, PlanEdge, PlanGraph, PlanNode, PlannerError, PlannerOutput } from '@flex/contracts';
+import { envelopeFacets } from '@flex/facets';
+import { matchesAny } from './capability-scoring';
+import { reviseShape } from './diagnostics-revision';
+import { agentOf, GraphBuilder, type NodeDraft } from './graph-builder';
+import { assignEnforces, compileNode, dependencyOrder, fallbackNode } from './node-compiler';
+import { plannerError, plannerOutput, type Planner, type PlannerRequest } from './planner';
+import { plannerInputHash } from './planner-input';
+import { shapeFromEnvelope, type PlanShape } from './plan-shape';
+import { capabilitiesToAvoid, keepCompletedWork } from './replan';
+import { schemaProperties, targetFacets, VALIDATION_FACETS } from './targets';
+import { branchNodes, transformationNode } from './virtual-nodes';
 
-export const RULE_BASED_PLANNER = { id: 'rule-based', version: '0.1.0', mode: 'full' as const };
-
-export interface PlannerInput {
-  envelope: TaskEnvelope;
-  capabilities: readonly CapabilityRegistration[];
-  planVersion: number;
-  attempt: number;
-  diagnostics?: DiagnosticsBundle;
-}
-
-export type PlannerResult = { ok: true; plan: PlanGraph; planHash: string } | { ok: false; error: PlannerError };
-
-const VALIDATION_FACETS = new Set(['qaFindings', 'recommendationSet']);
-const MAX_CHAIN_DEPTH = 6;
-const compiler = new FacetContractCompiler();
+export const RULE_BASED_PLANNER = { id: 'rule-based', version: '1.0.0', mode: 'full' as const };
 
 /**
- * A deterministic planner (spec 004 mode `full`): the same normalized input gives a byte-identical
- * plan. It chains capabilities backward from the facets the contract needs to what the envelope
- * supplies, choosing by facet coverage and score, then ends the plan with a fallback node.
+ * The deterministic planner (spec 004 mode `full`): the same normalized input gives a
+ * byte-identical plan. It never throws; anything unexpected is a PLANNER_INTERNAL error value.
  */
-export function planRuleBased(input: PlannerInput): PlannerResult {
-  const { envelope } = input;
-  const forbid = envelope.policies?.planner?.selection?.forbid;
-  const capabilities = [...input.capabilities]
-    .filter((c) => !matchesAny(c.capabilityId, forbid))
-    .sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0));
-  const targets = targetFacets(envelope);
-  if (targets.length === 0) {
-    return fail('PLANNER_INVALID_GOAL', 'the output contract names no facet any capability can produce', {
-      properties: Object.keys(schemaProperties(envelope)),
+export class RuleBasedPlanner implements Planner {
+  readonly id = RULE_BASED_PLANNER.id;
+  readonly version = RULE_BASED_PLANNER.version;
+  readonly mode = RULE_BASED_PLANNER.mode;
+
+  async plan(request: PlannerRequest): Promise<PlannerOutput | PlannerError> {
+    return planRuleBased(request);
+  }
+}
+
+/** Synchronous form of {@link RuleBasedPlanner.plan} (the LLM planner's fallback and the benchmark use it). */
+export function planRuleBased(request: PlannerRequest): PlannerOutput | PlannerError {
+  try {
+    return draft(request);
+  } catch (error) {
+    return plannerError('PLANNER_INTERNAL', `rule-based planner failed: ${(error as Error).message}`);
+  }
+}
+
+function draft(request: PlannerRequest): PlannerOutput | PlannerError {
+  const { envelope } = request;
+  const revision = reviseShape(shapeFromEnvelope(envelope), request.diagnostics, envelope, request.capabilities);
+  if (!revision.ok) return revision.error;
+  const shape = revision.shape;
+  if (request.replan) shape.avoid.push(...capabilitiesToAvoid(request.replan));
+  const capabilities = usableCapabilities(request, shape);
+  const missingRequired = shape.require.filter((r) => !capabilities.some((c) => matchesAny(c.capabilityId, [r])));
+  if (missingRequired.length > 0) {
+    return plannerError('PLANNER_NO_CAPABILITIES', `required capability ${missingRequired.join(', ')} is not registered and active`, {
+      required: missingRequired[0],
+      missingRequired,
     });
   }
-  const builder = new GraphBuilder(envelope, capabilities, new Set(Object.keys(envelopeFacets(envelope).values)));
-  const missing = targets.filter((facet) => builder.ensure(facet, 0, targets) === undefined);
+  const targets = [...new Set([...targetFacets(envelope), ...shape.extraTargets])].sort();
+  if (targets.length === 0) return plannerError('PLANNER_INVALID_GOAL', 'the output contract names no facet to produce', { properties: schemaProperties(envelope) });
+  const registry = [...request.capabilities].sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0));
+  const builder = new GraphBuilder(envelope, capabilities, registry, new Set(Object.keys(envelopeFacets(envelope).values)), shape, schemaProperties(envelope));
+  const missing = targets.filter((facet) => builder.ensure(facet) === undefined);
   if (missing.length > 0) {
-    return fail('PLANNER_NO_CAPABILITIES', `no active capability produces ${missing.join(', ')}`, { missingFacets: missing });
+    const forbidden = shape.forbiddenKinds.length ? ` (forbidden kinds: ${shape.forbiddenKinds.join(', ')})` : '';
+    return plannerError('PLANNER_NO_CAPABILITIES', `no active capability produces ${missing.join(', ')}${forbidden}`, { missingFacets: missing });
   }
-  for (const required of envelope.policies?.planner?.selection?.require ?? []) {
-    const cap = capabilities.find((c) => matchesAny(c.capabilityId, [required]));
-    if (!cap) return fail('PLANNER_NO_CAPABILITIES', `required capability ${required} is not registered and active`, { required });
-    builder.include(cap, targets);
-  }
-  const plan = builder.finish(input);
-  return { ok: true, plan, planHash: contentHash(plan) };
-}
-
-/** Facets the caller's schema asks for at its top level, plus those hard constraints read. */
-export function targetFacets(envelope: TaskEnvelope): string[] {
-  const wanted = new Set(Object.keys(schemaProperties(envelope)));
-  for (const c of envelope.outputContract.constraints ?? []) {
-    if (c.level === 'hard') for (const path of varPaths(c.expr)) wanted.add(path.split('.')[0]);
-  }
-  return [...wanted].filter((f) => f.length > 0).sort();
-}
-
-function schemaProperties(envelope: TaskEnvelope): Record<string, unknown> {
-  const props = (envelope.outputContract.schema as { properties?: unknown }).properties;
-  return props && typeof props === 'object' ? (props as Record<string, unknown>) : {};
-}
-
-function varPaths(expr: unknown): string[] {
-  if (Array.isArray(expr)) return expr.flatMap(varPaths);
-  if (!expr || typeof expr !== 'object') return [];
-  return Object.entries(expr).flatMap(([op, arg]) => {
-    if (op !== 'var') return varPaths(arg);
-    const path = Array.isArray(arg) ? arg[0] : arg;
-    return typeof path === 'string' ? [path] : [];
-  });
-}
-
-function fail(code: PlannerError['code'], message: string, details: Record<string, unknown>): PlannerResult {
-  return { ok: false, error: { code, message, retryable: false, details } };
-}
-
-interface Draft {
-  id: string;
-  kind: PlanNodeKind;
-  cap: CapabilityRegistration;
-  inputs: string[];
-  deps: string[];
-}
-
-class GraphBuilder {
-  private readonly drafts: Draft[] = [];
-  private readonly producedBy = new Map<string, string>();
-  private readonly counters = new Map<PlanNodeKind, number>();
-
-  constructor(
-    private readonly envelope: TaskEnvelope,
-    private readonly capabilities: readonly CapabilityRegistration[],
-    private readonly supplied: ReadonlySet<string>,
-  ) {}
-
-  /** The node (or 'envelope') that supplies `facet`, adding producers as needed; undefined if none can. */
-  ensure(facet: string, depth: number, targets: readonly string[]): string | undefined {
-    if (this.producedBy.has(facet)) return this.producedBy.get(facet);
-    if (this.supplied.has(facet)) return 'envelope';
-    if (depth > MAX_CHAIN_DEPTH) return undefined;
-    const candidates = this.capabilities
-      .filter((c) => c.outputContract.includes(facet))
-      .map((c) => ({ c, score: scoreCapability(c, [facet, ...targets], this.envelope) }))
-      .sort((a, b) => b.score - a.score);
-    if (candidates.length === 0) return undefined;
-    return this.add(candidates[0].c, depth, targets);
-  }
-
-  include(cap: CapabilityRegistration, targets: readonly string[]): void {
-    if (!this.drafts.some((d) => d.cap.capabilityId === cap.capabilityId)) this.add(cap, 0, targets);
-  }
-
-  private add(cap: CapabilityRegistration, depth: number, targets: readonly string[]): string {
-    const kind = this.kindOf(cap, targets);
-    const n = (this.counters.get(kind) ?? 0) + 1;
-    this.counters.set(kind, n);
-    const id = `${kind}-${n}`;
-    for (const f of cap.outputContract) if (!this.producedBy.has(f)) this.producedBy.set(f, id);
-    const inputs: string[] = [];
-    const deps = new Set<string>();
-    for (const f of cap.inputContract) {
-      const source = this.ensure(f, depth + 1, targets);
-      if (source === undefined) continue;
-      inputs.push(f);
-      if (source !== 'envelope' && source !== id) deps.add(source);
+  for (const required of shape.require) builder.include(capabilities.find((c) => matchesAny(c.capabilityId, [required])) as CapabilityRegistration);
+  if (shape.requiredKinds.includes('validation') && !builder.drafts.some((d) => d.kind === 'validation')) {
+    if (![...VALIDATION_FACETS].some((f) => builder.ensure(f) !== undefined)) {
+      return plannerError('PLANNER_NO_CAPABILITIES', 'policy requires a validation node but no active capability produces QA findings', { requiredKinds: ['validation'] });
     }
-    this.drafts.push({ id, kind, cap, inputs, deps: [...deps].sort() });
-    return id;
   }
-
-  private kindOf(cap: CapabilityRegistration, targets: readonly string[]): PlanNodeKind {
-    if (cap.outputContract.every((f) => VALIDATION_FACETS.has(f))) return 'validation';
-    return cap.outputContract.some((f) => targets.includes(f)) ? 'execution' : 'structuring';
-  }
-
-  finish(input: PlannerInput): PlanGraph {
-    const nodes: PlanNode[] = this.drafts.map((d) => this.toNode(d));
-    const edges: PlanEdge[] = this.drafts.flatMap((d) => d.deps.map((from) => ({ from, to: d.id })));
-    const terminal = [...this.drafts].reverse().find((d) => d.kind === 'execution') ?? this.drafts[this.drafts.length - 1];
-    nodes.push({
-      id: 'fallback-1',
-      kind: 'fallback',
-      label: 'Escalate to a human operator',
-      inputFacets: terminal.inputs,
-      outputFacets: terminal.cap.outputContract,
-      fallbackFor: terminal.id,
-      instructions: `If ${terminal.id} cannot produce a valid result, a human operator supplies it.`,
-      rationale: 'Every plan ends with a HITL fallback for its terminal execution node.',
-    });
-    edges.push({ from: terminal.id, to: 'fallback-1' });
-    return {
-      planVersion: input.planVersion,
-      nodes,
-      edges,
-      metadata: {
-        plannerId: RULE_BASED_PLANNER.id,
-        plannerVersion: RULE_BASED_PLANNER.version,
-        determinism: RULE_BASED_PLANNER.mode,
-        inputHash: plannerInputHash(input),
-        planVersionTag: `v${input.planVersion}`,
-        branchCount: 0,
-        derivedCapabilities: [],
-        normalizationInjected: false,
-      },
-    };
-  }
-
-  private toNode(d: Draft): PlanNode {
-    const node: PlanNode = {
-      id: d.id,
-      kind: d.kind,
-      label: d.cap.displayName,
-      capabilityId: d.cap.capabilityId,
-      inputFacets: d.inputs,
-      outputFacets: [...d.cap.outputContract],
-      instructions: instructionsFor([...d.inputs, ...d.cap.outputContract], 'output'),
-      rationale: `${d.cap.capabilityId} produces ${d.cap.outputContract.join(', ')} from ${d.inputs.join(', ') || 'nothing upstream'}.`,
-    };
-    try {
-      node.inputSchema = compiler.compile(d.inputs, 'input').schema;
-      node.outputSchema = compiler.compile(d.cap.outputContract, 'output').schema;
-    } catch {
-      // The validator reports contract conflicts with their codes; the draft still goes to it.
-    }
-    return node;
-  }
+  const plan = assemble(request, shape, builder);
+  return plannerOutput(request.replan ? keepCompletedWork(plan, request.replan) : plan, revision.actions.length ? { revisions: revision.actions } : {});
 }
 
-/** Spec 004 input normalization: the goal trimmed and lower-cased, everything else canonical JSON. */
-export function plannerInputHash(input: PlannerInput): string {
-  const { envelope } = input;
-  return contentHash({
-    goal: envelope.objective.trim().toLowerCase(),
-    inputs: envelope.inputs ?? {},
-    specialInstructions: envelope.specialInstructions ?? [],
-    outputContract: envelope.outputContract,
-    policies: envelope.policies?.planner ?? {},
-    capabilities: input.capabilities.map((c) => canonicalJson(c)).sort(),
-    planVersion: input.planVersion,
+function usableCapabilities(request: PlannerRequest, shape: PlanShape): CapabilityRegistration[] {
+  return [...request.capabilities]
+    .filter((c) => !matchesAny(c.capabilityId, shape.forbid))
+    .sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0));
+}
+
+function assemble(request: PlannerRequest, shape: PlanShape, builder: GraphBuilder): PlanGraph {
+  const { envelope } = request;
+  const drafts = builder.classified();
+  let nodes: PlanNode[] = drafts.map(agentNode);
+  let edges: PlanEdge[] = drafts.flatMap((d) => d.deps.map((from) => ({ from, to: d.id })));
+  const branched = branchNodes(nodes, edges, shape, envelope);
+  ({ nodes, edges } = branched);
+  const transformation = transformationNode(nodes, shape, schemaProperties(envelope), builder.producedBy);
+  if (transformation) {
+    nodes.push(transformation.node);
+    edges.push(...transformation.edges);
+  }
+  nodes = assignEnforces(dependencyOrder(nodes, edges), envelope);
+  const terminal = [...nodes].reverse().find((n) => n.kind === 'execution') ?? nodes[nodes.length - 1];
+  if (!shape.forbiddenKinds.includes('fallback')) {
+    const fallback = fallbackNode(terminal);
+    nodes.push(compileNode(fallback.node));
+    edges.push(fallback.edge);
+  }
+  return {
+    planVersion: request.planVersion,
+    nodes,
+    edges,
+    metadata: {
+      plannerId: RULE_BASED_PLANNER.id,
+      plannerVersion: RULE_BASED_PLANNER.version,
+      determinism: RULE_BASED_PLANNER.mode,
+      inputHash: plannerInputHash(request),
+      tokens: { input: 0, output: 0 },
+      costCents: 0,
+      planVersionTag: `v${request.planVersion}`,
+      branchCount: branched.count,
+      derivedCapabilities: drafts.filter((d) => d.derived).map((d) => d.cap.capabilityId),
+      normalizationInjected: transformation !== undefined,
+    },
+  };
+}
+
+function agentNode(d: NodeDraft): PlanNode {
+  const agentId = agentOf(d.cap);
+  return compileNode({
+    id: d.id,
+    kind: d.kind,
+    label: d.derived ? `${d.cap.displayName} (derived: ${d.outputs.join(', ')})` : d.cap.displayName,
+    capabilityId: d.cap.capabilityId,
+    agentId,
+    ...(d.derived ? { derived: true, derivedFrom: d.cap.capabilityId } : {}),
+    inputFacets: d.inputs,
+    outputFacets: d.outputs,
+    rationale: d.derived
+      ? `No usable declared capability produces ${d.outputs.join(', ')}; agent ${agentId} declares it, so the node is derived through ${d.cap.capabilityId}.`
+      : `${d.cap.capabilityId} produces ${d.outputs.join(', ')} from ${d.inputs.join(', ') || 'nothing upstream'}.`,
   });
 }
