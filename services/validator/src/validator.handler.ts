@@ -2,15 +2,15 @@ import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import type { EventPayload } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
-import { evolveRun, initialRunState, runMetadata } from '@flex/run-model';
+import { runMetadata } from '@flex/run-model';
 import { activeRegistrations, fetchCapabilitySnapshot, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
-import { decideValidation } from './validation/validator.decide';
+import { decideValidation, evolveValidator, initialValidatorState } from './validation/validator.decide';
 
 @Controller()
 export class ValidatorHandler {
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
 
-  /** plan_drafted → prove the draft against the contract and the live registry. */
+  /** plan_drafted → prove the draft against the contract and the live registry (plan_generated, plan_updated or plan_rejected). */
   @EventPattern('plan_drafted')
   async onPlanDrafted(@Payload() event: StoredEvent): Promise<void> {
     const { store, messaging, prefix, config, metrics } = this.runtime;
@@ -19,8 +19,8 @@ export class ValidatorHandler {
     const result = await runCommand({
       store,
       streamId: event.streamId,
-      initial: initialRunState,
-      evolve: evolveRun,
+      initial: initialValidatorState,
+      evolve: evolveValidator,
       decide: (s) =>
         decideValidation(s, {
           draftEventId: event.id,
@@ -28,13 +28,13 @@ export class ValidatorHandler {
           active,
           maxAttempts: config.FLEX_MAX_PLAN_ATTEMPTS,
         }),
-      metadata: (s) => runMetadata(s, event, 'validator'),
+      metadata: (s) => runMetadata(s.run, event, 'validator'),
       idempotencyKey: `validator:${event.id}`,
       clock: this.runtime.clock,
       ids: this.runtime.ids,
     });
     for (const e of result.appended) {
-      if (e.type === 'plan_generated') metrics.inc('flex.planner.generated');
+      if (e.type === 'plan_generated' || e.type === 'plan_updated') metrics.inc('flex.planner.generated');
       if (e.type === 'plan_rejected') metrics.inc('flex.planner.rejections');
     }
   }

@@ -74,6 +74,12 @@ export const PlanUpdatedPayloadSchema = z
     nodes: z.array(PlanNodeSummarySchema),
     trigger: JsonObjectSchema,
     planHash: Sha256HexSchema,
+    /** The validator's findings on the new version (spec 000 §5.9.4), as in `plan_generated`. */
+    status: z.enum(['accepted', 'accepted_with_findings']).optional(),
+    satisfactionScore: DiagnosticsBundleFields.satisfactionScore.optional(),
+    failures: DiagnosticsBundleFields.failures.optional(),
+    warnings: DiagnosticsBundleFields.warnings.optional(),
+    infos: DiagnosticsBundleFields.infos.optional(),
   })
   .refine((p) => p.version > p.previousVersion, { error: 'version must be above previousVersion', path: ['version'] })
   .refine((p) => p.plan.planVersion === p.version, { error: 'plan.planVersion must equal version', path: ['plan', 'planVersion'] });

@@ -1,31 +1,40 @@
-import { contentHash, type ConstraintSpec, type DiagnosticsBundle, type PlanDiagnostic } from '@flex/contracts';
+import { canonicalJson, contentHash, deriveDiagnosticsStatus, type ConstraintSpec, type DiagnosticsBundle, type PlanDiagnostic } from '@flex/contracts';
+import { CONSTRAINT_WEIGHTS, constraintIdOf } from '@flex/logic';
 
-const RANK: Record<PlanDiagnostic['severity'], number> = { hard: 0, soft: 1, informational: 2 };
-export const DEFAULT_WEIGHTS = { hard: 1.0, soft: 0.5 } as const;
+const SEVERITY: Record<PlanDiagnostic['severity'], number> = { hard: 0, soft: 1, informational: 2 };
+const STATUS: Record<PlanDiagnostic['status'], number> = { unsatisfied: 0, unknown: 1, satisfied: 2 };
+/** Spec 000 §5.9.3 default weights: w_hard = 1.0, w_soft = 0.5 (informational constraints are not scored). */
+export const DEFAULT_WEIGHTS = CONSTRAINT_WEIGHTS;
+
+/** The dedupe key of spec 000 §5.9.3: (constraintId ∥ hash(constraint), nodeId ∥ '*', cause). */
+export function dedupeKey(d: PlanDiagnostic): string {
+  return `${d.constraintId || contentHash(d.constraint ?? '')}|${d.nodeId || '*'}|${d.cause}`;
+}
 
 /**
- * Spec 000 §5.9.3: dedupe on (constraintId ∥ hash(constraint), nodeId ∥ '*', cause), keep the most
- * severe, merge unique suggestions newline-separated, sort severity → constraintId → nodeId, then
- * the bundle status and the satisfaction score.
+ * Spec 000 §5.9.3: dedupe on {@link dedupeKey}, keep the most severe (ties: the least satisfied,
+ * then a fixed order on content, so the result never depends on arrival order), merge unique
+ * suggestions newline-separated, sort severity → constraintId → nodeId, then the bundle status and
+ * the satisfaction score. Merging a merged bundle's diagnostics again changes nothing.
  */
 export function mergeDiagnostics(diagnostics: readonly PlanDiagnostic[], constraints: readonly ConstraintSpec[]): DiagnosticsBundle {
-  const merged = new Map<string, PlanDiagnostic>();
+  const merged = new Map<string, { winner: PlanDiagnostic; suggestions: Set<string> }>();
   for (const d of diagnostics) {
-    const key = `${d.constraintId ?? contentHash(d.constraint ?? '')}|${d.nodeId ?? '*'}|${d.cause}`;
+    const key = dedupeKey(d);
     const seen = merged.get(key);
     if (!seen) {
-      merged.set(key, { ...d });
+      merged.set(key, { winner: d, suggestions: new Set(lines(d.suggestion)) });
       continue;
     }
-    const winner = RANK[d.severity] < RANK[seen.severity] ? { ...d } : seen;
-    winner.suggestion = mergeSuggestions(seen.suggestion, d.suggestion);
-    merged.set(key, winner);
+    if (dominates(d, seen.winner)) seen.winner = d;
+    for (const line of lines(d.suggestion)) seen.suggestions.add(line);
   }
-  const all = [...merged.values()].sort(compareDiagnostics);
-  const rejected = all.some((d) => d.severity === 'hard' && d.status === 'unsatisfied');
-  const findings = all.some((d) => d.status === 'unsatisfied' || d.cause === 'advisory');
+  const all = [...merged.entries()]
+    .map(([key, { winner, suggestions }]) => ({ key, diagnostic: withSuggestions(winner, suggestions) }))
+    .sort((a, b) => compareDiagnostics(a.diagnostic, b.diagnostic) || cmp(a.key, b.key))
+    .map((x) => x.diagnostic);
   return {
-    status: rejected ? 'rejected' : findings ? 'accepted_with_findings' : 'accepted',
+    status: deriveDiagnosticsStatus(all),
     satisfactionScore: satisfactionScore(all, constraints),
     failures: all.filter((d) => d.severity === 'hard'),
     warnings: all.filter((d) => d.severity === 'soft'),
@@ -33,30 +42,40 @@ export function mergeDiagnostics(diagnostics: readonly PlanDiagnostic[], constra
   };
 }
 
-/** Σ w_i s_i / Σ w_i over hard and soft constraints; informational ones are excluded; no constraints → 1. */
-export function satisfactionScore(diagnostics: readonly PlanDiagnostic[], constraints: readonly ConstraintSpec[]): number {
+/**
+ * satisfactionScore = Σ w_i s_i / Σ w_i over hard and soft constraints, where s_i is 0 when an
+ * unsatisfied diagnostic names the constraint and 1 otherwise; informational constraints are
+ * excluded; no scored constraint → 1.
+ */
+export function satisfactionScore(diagnostics: readonly PlanDiagnostic[], constraints: readonly ConstraintSpec[], weights = DEFAULT_WEIGHTS): number {
+  const unsatisfied = new Set(diagnostics.filter((d) => d.status === 'unsatisfied' && d.constraintId).map((d) => d.constraintId));
   let total = 0;
   let met = 0;
   constraints.forEach((c, index) => {
     if (c.level === 'informational') return;
-    const weight = DEFAULT_WEIGHTS[c.level];
-    const id = c.constraintId ?? `constraint_${index}`;
-    const unsatisfied = diagnostics.some((d) => d.constraintId === id && d.status === 'unsatisfied');
-    total += weight;
-    if (!unsatisfied) met += weight;
+    total += weights[c.level];
+    if (!unsatisfied.has(constraintIdOf(c, index))) met += weights[c.level];
   });
   return total === 0 ? 1 : Math.round((met / total) * 1e6) / 1e6;
 }
 
-function mergeSuggestions(a?: string, b?: string): string | undefined {
-  const lines = [...(a ?? '').split('\n'), ...(b ?? '').split('\n')].filter((l) => l.length > 0);
-  // Sorted, so the merge does not depend on the order diagnostics arrive in.
-  const unique = [...new Set(lines)].sort();
-  return unique.length ? unique.join('\n') : undefined;
+function dominates(a: PlanDiagnostic, b: PlanDiagnostic): boolean {
+  const order = SEVERITY[a.severity] - SEVERITY[b.severity] || STATUS[a.status] - STATUS[b.status];
+  if (order !== 0) return order < 0;
+  return cmp(canonicalJson({ ...a, suggestion: undefined }), canonicalJson({ ...b, suggestion: undefined })) < 0;
 }
 
+function withSuggestions(d: PlanDiagnostic, suggestions: Set<string>): PlanDiagnostic {
+  // Sorted, so the merge does not depend on the order diagnostics arrive in.
+  const text = [...suggestions].sort().join('\n');
+  const { suggestion: _dropped, ...rest } = d;
+  return text ? { ...rest, suggestion: text } : rest;
+}
+
+const lines = (text?: string): string[] => (text ?? '').split('\n').filter((l) => l.length > 0);
+
 function compareDiagnostics(a: PlanDiagnostic, b: PlanDiagnostic): number {
-  return RANK[a.severity] - RANK[b.severity] || cmp(a.constraintId ?? '', b.constraintId ?? '') || cmp(a.nodeId ?? '', b.nodeId ?? '') || cmp(a.cause, b.cause);
+  return SEVERITY[a.severity] - SEVERITY[b.severity] || cmp(a.constraintId ?? '', b.constraintId ?? '') || cmp(a.nodeId ?? '', b.nodeId ?? '') || cmp(a.cause, b.cause);
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -1,9 +1,12 @@
-import type { CapabilityRegistration, PlanDiagnostic, PlanGraph, TaskEnvelope } from '@flex/contracts';
+import type { PlanDiagnostic, PlanGraph, TaskEnvelope } from '@flex/contracts';
 import { checkUntrustedSchema } from '@flex/facets';
+import type { PlanIndex } from './plan-index';
+import type { RegistryIndex } from './registry-index';
 
 const AGENT_KINDS = new Set(['structuring', 'execution', 'validation']);
 
-function issue(check: string, message: string, extra: Partial<PlanDiagnostic> = {}): PlanDiagnostic {
+/** A hard structural finding: `constraintId` is `structure.<check>`, `constraint` the readable message. */
+export function issue(check: string, message: string, extra: Partial<PlanDiagnostic> = {}): PlanDiagnostic {
   return {
     severity: 'hard',
     status: 'unsatisfied',
@@ -16,35 +19,40 @@ function issue(check: string, message: string, extra: Partial<PlanDiagnostic> = 
 }
 
 /** DAG integrity and node completeness: duplicate ids, dangling edges, cycles, unreachable or incomplete nodes. */
-export function checkGraph(plan: PlanGraph): PlanDiagnostic[] {
+export function checkGraph(index: PlanIndex): PlanDiagnostic[] {
+  const { plan } = index;
   const out: PlanDiagnostic[] = [];
-  const ids = new Set<string>();
+  const seen = new Set<string>();
   for (const node of plan.nodes) {
-    if (ids.has(node.id)) out.push(issue('duplicate_node', `node id ${node.id} appears twice`, { nodeId: node.id }));
-    ids.add(node.id);
+    if (seen.has(node.id)) out.push(issue('duplicate_node', `node id ${node.id} appears twice`, { nodeId: node.id }));
+    seen.add(node.id);
     if (AGENT_KINDS.has(node.kind) && !node.capabilityId) {
       out.push(issue('node_incomplete', `${node.kind} node ${node.id} names no capability`, { nodeId: node.id }));
     }
-    if (node.kind === 'fallback' && node.fallbackFor && !plan.nodes.some((n) => n.id === node.fallbackFor)) {
+    if (node.kind === 'fallback' && node.fallbackFor && !index.byId.has(node.fallbackFor)) {
       out.push(issue('dangling_fallback', `fallback ${node.id} covers unknown node ${node.fallbackFor}`, { nodeId: node.id }));
     }
   }
-  for (const edge of plan.edges) {
+  for (const edge of index.danglingEdges) {
     for (const end of [edge.from, edge.to]) {
-      if (!ids.has(end)) out.push(issue('dangling_edge', `edge ${edge.from} → ${edge.to} names unknown node ${end}`, { nodeId: end }));
+      if (!index.byId.has(end)) out.push(issue('dangling_edge', `edge ${edge.from} → ${edge.to} names unknown node ${end}`, { nodeId: end }));
     }
   }
-  const cycle = findCycle(plan);
-  if (cycle) out.push(issue('cycle', `the plan has a cycle: ${cycle.join(' → ')}`, { nodeId: cycle[0] }));
+  if (!index.acyclic) {
+    const cycle = findCycle(index);
+    out.push(issue('cycle', `the plan has a cycle: ${cycle.join(' → ')}`, { nodeId: cycle[0] }));
+  }
+  for (const id of unreachable(index)) {
+    out.push(issue('unreachable', `node ${id} is not connected to the rest of the plan`, { nodeId: id, suggestion: `Connect ${id} to the plan or remove it.` }));
+  }
   if (plan.nodes.length === 0) out.push(issue('empty_plan', 'the plan has no nodes'));
   return out;
 }
 
 /** Capabilities named by nodes must be registered and active now. */
-export function checkCapabilities(plan: PlanGraph, active: readonly CapabilityRegistration[]): PlanDiagnostic[] {
-  const known = new Set(active.map((c) => c.capabilityId));
+export function checkCapabilities(plan: PlanGraph, registry: RegistryIndex): PlanDiagnostic[] {
   return plan.nodes
-    .filter((n) => n.capabilityId && !known.has(n.capabilityId))
+    .filter((n) => n.capabilityId && !n.derived && !registry.byCapability.has(n.capabilityId))
     .map((n) =>
       issue('capability_unavailable', `capability ${n.capabilityId} is not registered and active`, {
         nodeId: n.id,
@@ -56,7 +64,8 @@ export function checkCapabilities(plan: PlanGraph, active: readonly CapabilityRe
 }
 
 /** Policy topology rules: required and forbidden kinds, maximum depth. */
-export function checkTopology(plan: PlanGraph, envelope: TaskEnvelope): PlanDiagnostic[] {
+export function checkTopology(index: PlanIndex, envelope: TaskEnvelope): PlanDiagnostic[] {
+  const { plan } = index;
   const topology = envelope.policies?.planner?.topology ?? {};
   const kinds = new Set(plan.nodes.map((n) => n.kind));
   const out: PlanDiagnostic[] = [];
@@ -68,8 +77,8 @@ export function checkTopology(plan: PlanGraph, envelope: TaskEnvelope): PlanDiag
       out.push(issue('forbidden_kind', `policy forbids ${node.kind} nodes`, { nodeId: node.id, suggestion: `Remove ${node.id}.` }));
     }
   }
-  if (topology.maxDepth !== undefined && depth(plan) > topology.maxDepth) {
-    out.push(issue('max_depth', `plan depth ${depth(plan)} exceeds maxDepth ${topology.maxDepth}`));
+  if (topology.maxDepth !== undefined && index.depth > topology.maxDepth) {
+    out.push(issue('max_depth', `plan depth ${index.depth} exceeds maxDepth ${topology.maxDepth}`, { suggestion: `Shorten the longest chain to ${topology.maxDepth} nodes.` }));
   }
   return out;
 }
@@ -79,36 +88,48 @@ export function checkCallerSchema(envelope: TaskEnvelope): PlanDiagnostic[] {
   return checkUntrustedSchema(envelope.outputContract.schema).map((i) => issue('caller_schema', `${i.path}: ${i.message}`, { details: { check: 'caller_schema', code: i.code } }));
 }
 
-function findCycle(plan: PlanGraph): string[] | undefined {
-  const state = new Map<string, 'visiting' | 'done'>();
-  const next = (id: string) => plan.edges.filter((e) => e.from === id).map((e) => e.to);
-  const visit = (id: string, path: string[]): string[] | undefined => {
-    if (state.get(id) === 'visiting') return [...path.slice(path.indexOf(id)), id];
-    if (state.get(id) === 'done') return undefined;
-    state.set(id, 'visiting');
-    for (const to of next(id)) {
-      const found = visit(to, [...path, id]);
+/** A cycle among the nodes Kahn's algorithm could not order (only called when there is one). */
+function findCycle(index: PlanIndex): string[] {
+  const ordered = new Set(index.order.map((n) => index.position.get(n.id) as number));
+  const state = new Map<number, 'visiting' | 'done'>();
+  const path: number[] = [];
+  const visit = (i: number): number[] | undefined => {
+    if (state.get(i) === 'visiting') return [...path.slice(path.indexOf(i)), i];
+    if (state.get(i) === 'done' || ordered.has(i)) return undefined;
+    state.set(i, 'visiting');
+    path.push(i);
+    for (const to of index.children(i)) {
+      const found = visit(to);
       if (found) return found;
     }
-    state.set(id, 'done');
+    path.pop();
+    state.set(i, 'done');
     return undefined;
   };
-  for (const node of plan.nodes) {
-    const found = visit(node.id, []);
-    if (found) return found;
+  for (let i = 0; i < index.nodes.length; i++) {
+    const found = visit(i);
+    if (found) return found.map((at) => index.nodes[at].id);
   }
-  return undefined;
+  return [];
 }
 
-function depth(plan: PlanGraph): number {
-  const memo = new Map<string, number>();
-  const longest = (id: string, guard: number): number => {
-    if (guard > plan.nodes.length) return guard;
-    if (memo.has(id)) return memo.get(id) as number;
-    const up = plan.edges.filter((e) => e.to === id).map((e) => longest(e.from, guard + 1));
-    const d = 1 + (up.length ? Math.max(...up) : 0);
-    memo.set(id, d);
-    return d;
-  };
-  return Math.max(0, ...plan.nodes.map((n) => longest(n.id, 0)));
+/** Main-path nodes not connected (ignoring edge direction) to the terminal node; fallbacks hang off the node they cover. */
+function unreachable(index: PlanIndex): string[] {
+  const { nodes, terminal } = index;
+  if (!terminal || nodes.length < 2) return [];
+  const covers: number[][] = nodes.map(() => []);
+  nodes.forEach((node, i) => {
+    const target = node.fallbackFor === undefined ? undefined : index.position.get(node.fallbackFor);
+    if (target !== undefined) covers[i].push(target), covers[target].push(i);
+  });
+  const seen = new Uint8Array(nodes.length);
+  const stack = [index.position.get(terminal.id) as number];
+  seen[stack[0]] = 1;
+  while (stack.length) {
+    const i = stack.pop() as number;
+    for (const list of [index.children(i), index.parents(i), covers[i]]) {
+      for (const j of list) if (!seen[j]) (seen[j] = 1), stack.push(j);
+    }
+  }
+  return nodes.filter((n, i) => !seen[i] && n.kind !== 'fallback').map((n) => n.id);
 }

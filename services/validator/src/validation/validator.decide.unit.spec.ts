@@ -1,10 +1,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { normalizeEnvelope, type CapabilityRegistration, type PlanDiagnostic, type PlanGraph } from '@flex/contracts';
+import {
+  normalizeEnvelope,
+  PlanGeneratedPayloadSchema,
+  PlanRequestedPayloadSchema,
+  PlanUpdatedPayloadSchema,
+  RunFailedPayloadSchema,
+  type CapabilityRegistration,
+  type EventPayload,
+  type PlanDiagnostic,
+  type PlanGraph,
+} from '@flex/contracts';
 import { evolveRun, initialRunState } from '@flex/run-model';
 import { givenEvents } from '@flex/testing';
 import { mergeDiagnostics } from './diagnostics-merger';
-import { decideValidation } from './validator.decide';
+import { decideValidation, evolveValidator, initialValidatorState } from './validator.decide';
+import { envelopeWith, MIN_QA, planOf, qaNode, REGISTRY, strategyNode, TONE_HINT, writerNode } from './validation.fixtures';
 
 const normalized = normalizeEnvelope(JSON.parse(readFileSync(join(__dirname, '../../../../examples/envelope.json'), 'utf8')));
 if (!normalized.ok) throw new Error('sample envelope must normalize');
@@ -87,5 +98,80 @@ describe('validator: diagnostics merger', () => {
     const forward = mergeDiagnostics(list, []);
     expect(mergeDiagnostics([...list].reverse(), [])).toEqual(forward);
     expect(forward.failures.map((x) => x.constraintId)).toEqual(['a']);
+  });
+});
+
+describe('validator: replans', () => {
+  const envelopeQa = envelopeWith({ constraints: [MIN_QA, TONE_HINT] });
+  const accepted = planOf([strategyNode, writerNode(), qaNode(['min_qa'])]);
+  const trigger = { kind: 'onNodeComplete', nodeId: 'execution-1', policyId: 'qa_guardrail' };
+
+  function replanning(draft: PlanGraph, attempt = 1) {
+    const events = givenEvents('run-r2', [
+      { type: 'start', payload: { runId: 'r2', envelope: envelopeQa, normalization: [], owner: { principal: 'p', role: 'client' } } },
+      { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } },
+      { type: 'plan_drafted', payload: { attempt: 1, plan: accepted, planHash: 'b'.repeat(64) }, id: 'draft-0' },
+      { type: 'plan_generated', payload: { planVersion: 1, plan: accepted, nodes: [], status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [], planHash: 'b'.repeat(64), metadata: accepted.metadata } },
+      { type: 'plan_requested', payload: { attempt, reason: 'replan', policyKeys: [], replan: { trigger, previousVersion: 1, completedNodeIds: ['strategy-1'] } } },
+      { type: 'plan_drafted', payload: { attempt, plan: draft, planHash: 'c'.repeat(64) }, id: 'draft-1' },
+    ]);
+    const state = events.reduce(evolveValidator, initialValidatorState());
+    return { state, draft: events[5].payload as EventPayload<'plan_drafted'> };
+  }
+
+  it('appends an accepted replan as plan_updated with the trigger, the new version and the diagnostics buckets', () => {
+    const { state, draft } = replanning(accepted);
+    const [event, ...rest] = decideValidation(state, { draftEventId: 'draft-1', draft, active: REGISTRY, maxAttempts: 3 });
+    expect(rest).toEqual([]);
+    expect(event.type).toBe('plan_updated');
+    const payload = PlanUpdatedPayloadSchema.parse(event.payload);
+    expect(payload).toMatchObject({ previousVersion: 1, version: 2, trigger, planHash: 'c'.repeat(64), status: 'accepted_with_findings', satisfactionScore: 1, failures: [], warnings: [] });
+    expect(payload.plan.planVersion).toBe(2);
+    expect(payload.infos).toEqual([expect.objectContaining({ cause: 'advisory', constraintId: 'tone_hint' })]);
+    expect(payload.nodes.map((n) => [n.nodeId, n.enforces])).toEqual([['strategy-1', []], ['execution-1', []], ['validation-1', ['min_qa']]]);
+  });
+
+  it('asks again for a replan (keeping its trigger) when a replan draft is rejected, then keeps the trigger after acceptance', () => {
+    const { state, draft } = replanning(planOf([strategyNode, writerNode()]));
+    const events = decideValidation(state, { draftEventId: 'draft-1', draft, active: REGISTRY, maxAttempts: 3 });
+    expect(events.map((e) => e.type)).toEqual(['plan_rejected', 'plan_requested']);
+    const request = PlanRequestedPayloadSchema.parse(events[1].payload);
+    expect(request).toMatchObject({ attempt: 2, reason: 'replan', replan: { trigger, previousVersion: 1 }, diagnostics: { status: 'rejected', failures: [{ cause: 'missing_producer', constraintId: 'min_qa' }] } });
+
+    const next = givenEvents('run-r2', [
+      { type: 'plan_rejected', payload: events[0].payload },
+      { type: 'plan_requested', payload: events[1].payload },
+      { type: 'plan_drafted', payload: { attempt: 2, plan: accepted, planHash: 'd'.repeat(64) }, id: 'draft-2' },
+    ]).map((e, i) => ({ ...e, version: 7 + i, position: 7 + i }));
+    const later = next.reduce(evolveValidator, state);
+    const [updated] = decideValidation(later, { draftEventId: 'draft-2', draft: next[2].payload as EventPayload<'plan_drafted'>, active: REGISTRY, maxAttempts: 3 });
+    expect(updated).toMatchObject({ type: 'plan_updated', payload: { previousVersion: 1, version: 2, trigger } });
+  });
+
+  it('a first plan is still plan_generated, validated by its contract schema', () => {
+    const events = givenEvents('run-r4', [
+      { type: 'start', payload: { runId: 'r4', envelope: envelopeQa, normalization: [], owner: { principal: 'p', role: 'client' } } },
+      { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } },
+      { type: 'plan_drafted', payload: { attempt: 1, plan: accepted, planHash: 'e'.repeat(64) }, id: 'draft-1' },
+    ]);
+    const state = events.reduce(evolveValidator, initialValidatorState());
+    const [event] = decideValidation(state, { draftEventId: 'draft-1', draft: events[2].payload as EventPayload<'plan_drafted'>, active: REGISTRY, maxAttempts: 3 });
+    expect(event.type).toBe('plan_generated');
+    expect(PlanGeneratedPayloadSchema.safeParse(event.payload).success).toBe(true);
+  });
+
+  it('fails with a message naming the blocking finding and its suggestion', () => {
+    const events = givenEvents('run-r3', [
+      { type: 'start', payload: { runId: 'r3', envelope: envelopeQa, normalization: [], owner: { principal: 'p', role: 'client' } } },
+      { type: 'plan_requested', payload: { attempt: 3, reason: 'rejected', policyKeys: [] } },
+      { type: 'plan_drafted', payload: { attempt: 3, plan: planOf([strategyNode, writerNode()]), planHash: 'h'.repeat(64) }, id: 'draft-3' },
+    ]);
+    const state = events.reduce(evolveValidator, initialValidatorState());
+    const out = decideValidation(state, { draftEventId: 'draft-3', draft: events[2].payload as EventPayload<'plan_drafted'>, active: REGISTRY, maxAttempts: 3 });
+    expect(out[1]).toMatchObject({
+      type: 'run_failed',
+      payload: { code: 'plan_rejected', reason: 'no valid plan after 3 attempt(s): qaFindings.overallScore >= 0.8 (Insert QualityAssuranceAgent.contentReview before execution-1.)' },
+    });
+    expect(RunFailedPayloadSchema.safeParse(out[1].payload).success).toBe(true);
   });
 });

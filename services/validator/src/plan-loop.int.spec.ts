@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadConfig } from '@flex/runtime';
+import { FlexClient, type Frame } from '@flex/testing';
+import { startEmbedded, type EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
+
+const TOKEN = 'plan-loop-client';
+const sample = () => JSON.parse(readFileSync(join(__dirname, '../../../examples/envelope.json'), 'utf8'));
+const types = (frames: Frame[]) => frames.map((f) => f.type);
+const payloadOf = (frames: Frame[], type: string): any => frames.find((f) => f.type === type)?.payload;
+
+/** The whole loop in one process (gateway, registry, planner, validator, executor, reference agents). */
+describe('plan → proof → run (embedded)', () => {
+  let flex: EmbeddedFlex;
+  let client: FlexClient;
+
+  beforeAll(async () => {
+    flex = await startEmbedded({ config: loadConfig({ FLEX_API_TOKENS: `${TOKEN}:client`, FLEX_LOG_LEVEL: 'silent', PORT: '0' }), dataDir: null, agents: true });
+    client = new FlexClient(flex.url, TOKEN);
+  }, 60_000);
+
+  afterAll(async () => {
+    await flex?.close();
+  });
+
+  it('a first draft the validator rejects, a second it accepts: plan_requested → plan_rejected → plan_requested → plan_generated → complete', async () => {
+    // The caller asks for three variants; its schema allows two: the first draft branches three ways.
+    const envelope = sample();
+    envelope.inputs.variantCount = 3;
+    const result = await client.runStream(envelope);
+    expect(result.status).toBe(200);
+    const planning = types(result.frames).filter((t) => t.startsWith('plan_'));
+    expect(planning).toEqual(['plan_requested', 'plan_rejected', 'plan_requested', 'plan_generated']);
+    expect(payloadOf(result.frames, 'plan_rejected')).toMatchObject({
+      attempt: 1,
+      diagnostics: { status: 'rejected', failures: [{ cause: 'schema_incompatible', constraintId: 'policy.variantCount', constraint: 'variantCount 3 exceeds copyVariants.maxItems 2' }] },
+    });
+    const second = result.frames.filter((f) => f.type === 'plan_requested')[1];
+    expect(second.payload).toMatchObject({ attempt: 2, reason: 'rejected', diagnostics: { status: 'rejected' } });
+    const generated = payloadOf(result.frames, 'plan_generated');
+    expect(generated).toMatchObject({ planVersion: 1, status: 'accepted' });
+    expect(generated.nodes.filter((n: { kind: string }) => n.kind === 'branch')).toHaveLength(2);
+    expect(types(result.frames).at(-1)).toBe('complete');
+    expect(payloadOf(result.frames, 'complete').output.copyVariants).toHaveLength(2);
+  }, 60_000);
+
+  it('proves a hard QA constraint, then checks it on the final output: complete carries satisfactionScore and observedSatisfaction', async () => {
+    const envelope = sample();
+    envelope.outputContract.constraints = [
+      { constraintId: 'min_qa', level: 'hard', expr: { '>=': [{ var: 'qaFindings.overallScore' }, 0] } },
+      { constraintId: 'exact_two', level: 'soft', expr: { '==': [{ var: 'copyVariants.length' }, 2] } },
+      { constraintId: 'tone_hint', level: 'informational', expr: { '!!': [{ var: 'toneOfVoice' }] } },
+    ];
+    const result = await client.runStream(envelope);
+    const generated = payloadOf(result.frames, 'plan_generated');
+    expect(generated).toMatchObject({ status: 'accepted_with_findings', satisfactionScore: 1, failures: [], warnings: [], infos: [{ cause: 'advisory', constraintId: 'tone_hint' }] });
+    expect(generated.nodes.find((n: { enforces: string[] }) => n.enforces.includes('min_qa'))).toMatchObject({ kind: 'validation' });
+    expect(types(result.frames).at(-1)).toBe('complete');
+    expect(payloadOf(result.frames, 'complete')).toMatchObject({ satisfactionScore: 1, observedSatisfaction: 1 });
+  }, 60_000);
+
+  it('fails the run with constraint_failed when a proven hard constraint does not hold on the output', async () => {
+    const envelope = sample();
+    envelope.outputContract.constraints = [{ constraintId: 'min_qa', level: 'hard', expr: { '>': [{ var: 'qaFindings.overallScore' }, 1] } }];
+    const result = await client.runStream(envelope);
+    expect(types(result.frames)).toContain('plan_generated');
+    expect(payloadOf(result.frames, 'validation_error')).toMatchObject({ scope: 'final_output', errors: [{ path: '/constraints/min_qa' }] });
+    expect(payloadOf(result.frames, 'run_failed')).toMatchObject({ code: 'constraint_failed' });
+    expect(types(result.frames)).not.toContain('complete');
+  }, 60_000);
+});
