@@ -175,6 +175,7 @@ export {
   HitlResolvedPayloadSchema,
   RunPausedPayloadSchema,
   RunResumedPayloadSchema,
+  CustomEventPayloadSchema,
   CompletePayloadSchema,
   RunFailedPayloadSchema,
   LogPayloadSchema,

@@ -57,7 +57,10 @@ const APPLY: Record<string, Apply> = {
       .values({ run_id: runId, request_id: p.requestId, node_id: p.nodeId ?? null, status: 'pending', rationale: p.rationale, decision: null, created_at: event.timestamp, resolved_at: null })
       .onConflict((oc) => oc.columns(['run_id', 'request_id']).doNothing())
       .execute();
-    await db.updateTable('runs').set({ status: 'awaiting_hitl' }).where('run_id', '=', runId).execute();
+    // A paused run stays paused; the request waits with it.
+    await db.updateTable('runs').set({ status: 'awaiting_hitl' }).where('run_id', '=', runId).where('status', 'in', ['running', 'planning', 'awaiting_hitl']).execute();
+    // An operator supplies this node's output (human capability or HITL fallback).
+    if (p.nodeId && (p.mode === 'node_output' || (!p.mode && !p.policyId))) await setNode(db, runId, p.nodeId, { status: 'awaiting_hitl' }, event.timestamp);
   },
   hitl_resolved: async (db, runId, event) => {
     const p = event.payload as EventPayload<'hitl_resolved'>;
@@ -67,13 +70,17 @@ const APPLY: Record<string, Apply> = {
       .where('run_id', '=', runId)
       .where('request_id', '=', p.requestId)
       .execute();
-    await db.updateTable('runs').set({ status: 'running' }).where('run_id', '=', runId).execute();
+    // Still waiting while another request is open; a pause is left to run_resumed.
+    const open = await db.selectFrom('hitl_requests').select('request_id').where('run_id', '=', runId).where('status', '=', 'pending').limit(1).execute();
+    if (open.length === 0) await db.updateTable('runs').set({ status: 'running' }).where('run_id', '=', runId).where('status', '=', 'awaiting_hitl').execute();
   },
   run_paused: async (db, runId) => {
     await db.updateTable('runs').set({ status: 'paused' }).where('run_id', '=', runId).execute();
   },
   run_resumed: async (db, runId) => {
-    await db.updateTable('runs').set({ status: 'running' }).where('run_id', '=', runId).execute();
+    // Back to where the pause found it: waiting for an operator if a request is still open.
+    const open = await db.selectFrom('hitl_requests').select('request_id').where('run_id', '=', runId).where('status', '=', 'pending').limit(1).execute();
+    await db.updateTable('runs').set({ status: open.length ? 'awaiting_hitl' : 'running' }).where('run_id', '=', runId).where('status', '=', 'paused').execute();
   },
   complete: async (db, runId, event) => {
     const p = event.payload as EventPayload<'complete'>;

@@ -1,3 +1,10 @@
 export * from './run.state';
 export { evolveRun } from './run.evolve';
 export { upstreamOf, isStandby, readyNodes, mainPathComplete, topologicalOrder } from './plan.graph';
+export { evaluatePolicies, runtimePolicies, type PolicyTriggerInput, type PolicyFiring } from './policy/policy.evaluate';
+export { runMetrics, latestOutputs, readMetric } from './policy/run-metrics';
+export { decideAction, decideFirings, nextHitlRequestId, runSnapshot, BLOCKING_ACTIONS, type ActionContext } from './policy/action.decide';
+export { decideHitlFollowUp } from './policy/hitl.decide';
+export { decideHitlResolve, decideResume, decideManualTrigger, type ControlOutcome } from './policy/run-control.decide';
+export { foldDecided, type Decided } from './policy/fold';
+export { DEFAULT_MAX_HITL_REQUESTS, type RunLimits } from './policy/run-limits';

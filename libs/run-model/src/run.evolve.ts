@@ -1,4 +1,5 @@
 import type { StoredEvent } from '@flex/event-store';
+import type { EventPayload } from '@flex/contracts';
 import { payloadOf, type NodeState, type RunState, type StartedRun } from './run.state';
 
 /** Fold one run-stream event into the state. Pure; unknown types only advance the version. */
@@ -17,13 +18,18 @@ export function evolveRun(state: RunState, event: StoredEvent): RunState {
       planVersion: 0,
       nodes: {},
       startedAt: event.timestamp,
+      policyFirings: {},
+      hitl: {},
+      hitlCount: 0,
+      replans: 0,
     };
   }
   const next = { ...state, version: event.version } as StartedRun;
   switch (event.type) {
     case 'plan_requested': {
       const p = payloadOf(event, 'plan_requested');
-      return { ...next, planAttempt: p.attempt, pendingPlanRequest: { attempt: p.attempt, reason: p.reason, eventId: event.id } };
+      const replans = next.replans + (p.reason === 'replan' ? 1 : 0);
+      return { ...next, replans, planAttempt: p.attempt, pendingPlanRequest: { attempt: p.attempt, reason: p.reason, eventId: event.id } };
     }
     case 'plan_drafted': {
       const p = payloadOf(event, 'plan_drafted');
@@ -43,16 +49,38 @@ export function evolveRun(state: RunState, event: StoredEvent): RunState {
     }
     case 'node_start': {
       const p = payloadOf(event, 'node_start');
-      return setNode(next, p.nodeId, { status: 'running', attempt: p.attempt, startedAt: event.timestamp });
+      const before = next.nodes[p.nodeId];
+      const planned = next.plan?.nodes.find((n) => n.id === p.nodeId)?.capabilityId;
+      const fallback = p.capabilityId && planned && p.capabilityId !== planned ? p.capabilityId : before?.fallbackCapabilityId;
+      const fromAttempt = fallback && !before?.fallbackCapabilityId ? p.attempt : before?.fallbackFromAttempt;
+      return setNode(next, p.nodeId, { status: 'running', attempt: p.attempt, startedAt: event.timestamp, capabilityId: p.capabilityId, fallbackCapabilityId: fallback, fallbackFromAttempt: fromAttempt });
     }
     case 'node_complete': {
       const p = payloadOf(event, 'node_complete');
-      return setNode(next, p.nodeId, { status: 'completed', attempt: p.attempt, output: p.output });
+      const before = next.nodes[p.nodeId];
+      return setNode(next, p.nodeId, { ...before, status: 'completed', attempt: p.attempt, output: p.output, usage: p.usage, capabilityId: p.capabilityId ?? before?.capabilityId, error: undefined, retryAt: undefined });
     }
     case 'node_error': {
       const p = payloadOf(event, 'node_error');
+      const before = next.nodes[p.nodeId];
       const retryAt = p.willRetry ? new Date(Date.parse(event.timestamp) + (p.retryInMs ?? 0)).toISOString() : undefined;
-      return setNode(next, p.nodeId, { status: p.willRetry ? 'retry_wait' : 'failed', attempt: p.attempt, error: p.error, retryAt });
+      return setNode(next, p.nodeId, { ...before, status: p.willRetry ? 'retry_wait' : 'failed', attempt: p.attempt, error: p.error, retryAt });
+    }
+    case 'policy_triggered':
+      return withFiring(next, payloadOf(event, 'policy_triggered'));
+    case 'hitl_request':
+      return withHitlRequest(next, payloadOf(event, 'hitl_request'));
+    case 'hitl_resolved':
+      return withHitlResolved(next, payloadOf(event, 'hitl_resolved'));
+    case 'run_paused': {
+      const p = payloadOf(event, 'run_paused');
+      if (next.status === 'paused' || next.status === 'planning') return next;
+      const from = next.status === 'awaiting_hitl' ? 'awaiting_hitl' : 'running';
+      return { ...next, status: 'paused', paused: { reason: p.reason, policyId: p.policyId, from, at: event.timestamp } } as RunState;
+    }
+    case 'run_resumed': {
+      if (next.status !== 'paused') return next;
+      return { ...next, status: next.paused?.from ?? 'running', paused: undefined } as RunState;
     }
     case 'complete': {
       const p = payloadOf(event, 'complete');
@@ -74,7 +102,32 @@ function withPlan(state: StartedRun, plan: StartedRun['plan'] & object, planVers
     const previous = state.nodes[node.id];
     nodes[node.id] = previous?.status === 'completed' ? previous : { status: 'pending', attempt: 0 };
   }
-  return { ...state, status: 'running', plan, planVersion, nodes, pendingDraft: undefined, satisfactionScore: score } as RunState;
+  return { ...state, status: 'running', plan, planVersion, nodes, pendingPlanRequest: undefined, pendingDraft: undefined, satisfactionScore: score } as RunState;
+}
+
+function withFiring(state: StartedRun, p: { policyId: string; trigger: Record<string, unknown> }): RunState {
+  const key = `${p.policyId}|${typeof p.trigger.key === 'string' ? p.trigger.key : String(p.trigger.kind)}`;
+  return { ...state, policyFirings: { ...state.policyFirings, [key]: (state.policyFirings[key] ?? 0) + 1 } } as RunState;
+}
+
+function withHitlRequest(state: StartedRun, p: EventPayload<'hitl_request'>): RunState {
+  const mode = p.mode ?? (p.policyId ? 'approval' : 'node_output');
+  const hitl = { ...state.hitl, [p.requestId]: { requestId: p.requestId, mode, nodeId: p.nodeId, policyId: p.policyId, action: p.action?.type === 'hitl' ? p.action : undefined, status: 'pending' as const } };
+  let next = { ...state, hitl, hitlCount: state.hitlCount + 1 } as StartedRun;
+  if (mode === 'node_output' && p.nodeId) {
+    const before = next.nodes[p.nodeId] ?? { status: 'pending', attempt: 0 };
+    next = setNode(next, p.nodeId, { ...before, status: 'awaiting_hitl', hitlRequestId: p.requestId }) as StartedRun;
+  }
+  return (next.status === 'running' ? { ...next, status: 'awaiting_hitl' } : next) as RunState;
+}
+
+function withHitlResolved(state: StartedRun, p: EventPayload<'hitl_resolved'>): RunState {
+  const request = state.hitl[p.requestId];
+  if (!request || request.status !== 'pending') return state;
+  const hitl = { ...state.hitl, [p.requestId]: { ...request, status: 'resolved' as const, decision: p.decision } };
+  const stillWaiting = Object.values(hitl).some((h) => h.status === 'pending');
+  const status = state.status === 'awaiting_hitl' && !stillWaiting ? 'running' : state.status;
+  return { ...state, hitl, status } as RunState;
 }
 
 function setNode(state: StartedRun, nodeId: string, node: NodeState): RunState {

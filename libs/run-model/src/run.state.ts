@@ -1,16 +1,45 @@
-import type { DiagnosticsBundle, EventPayload, FlexEventType, PlanGraph, TaskEnvelope } from '@flex/contracts';
+import type { HitlAction, DiagnosticsBundle, EventPayload, FlexEventType, PlanGraph, TaskEnvelope } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 
-export type NodeStatus = 'pending' | 'running' | 'retry_wait' | 'completed' | 'failed' | 'skipped';
+export type NodeStatus = 'pending' | 'running' | 'retry_wait' | 'awaiting_hitl' | 'completed' | 'failed' | 'skipped';
 
 export interface NodeState {
   status: NodeStatus;
   attempt: number;
   output?: Record<string, unknown>;
+  /** What the agent reported spending on the completed attempt. */
+  usage?: { tokens?: number; costCents?: number };
   error?: { code: string; message: string; retryable: boolean };
   /** When a failed attempt may be retried (ISO), for `retry_wait`. */
   retryAt?: string;
   startedAt?: string;
+  /** The capability serving the current attempt (the plan's, or the fallback's). */
+  capabilityId?: string;
+  /** Set once the node moved to a fallback capability: the plan's own capability is exhausted. */
+  fallbackCapabilityId?: string;
+  /** The first attempt made on the fallback capability (retries count from there). */
+  fallbackFromAttempt?: number;
+  /** Set when an operator was asked for this node's output (human capability or fallback node). */
+  hitlRequestId?: string;
+}
+
+/** One HITL request as the run remembers it. */
+export interface HitlRequestState {
+  requestId: string;
+  mode: 'approval' | 'node_output';
+  nodeId?: string;
+  policyId?: string;
+  action?: HitlAction;
+  status: 'pending' | 'resolved';
+  decision?: 'approve' | 'reject';
+}
+
+/** What a `run_paused` snapshot and a resume need: where the run was before it paused. */
+export interface PauseState {
+  reason: string;
+  policyId?: string;
+  from: 'running' | 'awaiting_hitl';
+  at: string;
 }
 
 interface RunCore {
@@ -30,16 +59,22 @@ interface RunCore {
   /** A draft waiting for the validator, if any. */
   pendingDraft?: { attempt: number; eventId: string };
   startedAt: string;
+  /** Policy firings so far, keyed `<policyId>|<trigger key>`: a firing happens once per key. */
+  policyFirings: Record<string, number>;
+  hitl: Record<string, HitlRequestState>;
+  hitlCount: number;
+  replans: number;
+  paused?: PauseState;
 }
 
 /** Run state is a union keyed on status (Emmett style). */
 export type RunState =
   | { status: 'none' }
-  | (RunCore & { status: 'planning' | 'running' })
+  | (RunCore & { status: 'planning' | 'running' | 'awaiting_hitl' | 'paused' })
   | (RunCore & { status: 'completed'; output: Record<string, unknown> })
   | (RunCore & { status: 'failed'; failure: { code: string; reason: string } });
 
-export type ActiveRun = Extract<RunState, { status: 'planning' | 'running' }>;
+export type ActiveRun = Extract<RunState, { status: 'planning' | 'running' | 'awaiting_hitl' | 'paused' }>;
 export type StartedRun = Exclude<RunState, { status: 'none' }>;
 
 export const initialRunState = (): RunState => ({ status: 'none' });

@@ -23,7 +23,8 @@ export function eventsTransport(runtime: ServiceRuntime, service: string, concur
     durable: service,
     concurrency,
     maxDeliver: 10,
-    ackWaitMs: 30_000,
+    // A crashed instance's unacked work goes to another after this; long handlers call working().
+    ackWaitMs: 15_000,
     onDeadLetter: async (dead) => {
       runtime.logger.error('dead letter', { consumer: dead.consumer, eventId: dead.event.id, type: dead.event.type, reason: dead.reason });
       await recordDeadLetter(runtime.database.db, dead);

@@ -12,6 +12,7 @@ const ConfigSchema = z.object({
   FLEX_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   FLEX_MAX_PLAN_ATTEMPTS: intFromEnv(3),
   FLEX_MAX_REPLANS: intFromEnv(3),
+  FLEX_MAX_HITL_REQUESTS: intFromEnv(5),
   FLEX_AGENT_TIMEOUT_MS: intFromEnv(60_000),
   FLEX_NODE_MAX_ATTEMPTS: intFromEnv(3),
   FLEX_PLANNER: z.enum(['rule-based', 'llm']).default('rule-based'),

@@ -3,16 +3,19 @@ import { HealthController, RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import type { ApiTokens } from './auth/api-tokens';
 import { API_TOKENS, AuthGuard } from './auth/auth.guard';
 import { AdminController } from './admin/admin.controller';
+import { DashboardController } from './dashboard/dashboard.controller';
 import { CapabilitiesController } from './capabilities/capabilities.controller';
 import { RunsController } from './runs/runs.controller';
 import { RunsService } from './runs/runs.service';
+import { HitlController } from './hitl/hitl.controller';
+import { RunControlController } from './runs/run-control.controller';
 
 @Module({})
 export class GatewayModule {
   static forRuntime(runtime: ServiceRuntime, tokens: ApiTokens): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, RunsController, CapabilitiesController, AdminController],
+      controllers: [HealthController, DashboardController, RunsController, CapabilitiesController, AdminController, HitlController, RunControlController],
       providers: [
         { provide: RUNTIME, useValue: runtime },
         { provide: API_TOKENS, useValue: tokens },

@@ -23,6 +23,7 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   hitl_resolved: execution.HitlResolvedPayloadSchema,
   run_paused: execution.RunPausedPayloadSchema,
   run_resumed: execution.RunResumedPayloadSchema,
+  custom_event: execution.CustomEventPayloadSchema,
   complete: execution.CompletePayloadSchema,
   run_failed: execution.RunFailedPayloadSchema,
   log: execution.LogPayloadSchema,
@@ -47,7 +48,7 @@ export type FlexEvent = { [T in FlexEventType]: { type: T; payload: EventPayload
 export const RUN_EVENT_TYPES = [
   'start', 'plan_requested', 'plan_drafted', 'plan_rejected', 'plan_generated', 'plan_updated',
   'node_start', 'node_complete', 'node_error', 'validation_error', 'policy_triggered',
-  'hitl_request', 'hitl_resolved', 'run_paused', 'run_resumed', 'complete', 'run_failed', 'log',
+  'hitl_request', 'hitl_resolved', 'run_paused', 'run_resumed', 'custom_event', 'complete', 'run_failed', 'log',
 ] as const satisfies readonly FlexEventType[];
 
 /** Event types appended to a capability's stream (`capability-<capabilityId>`). */

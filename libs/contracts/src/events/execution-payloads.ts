@@ -25,6 +25,8 @@ export const NodeCompletePayloadSchema = z.strictObject({
   output: JsonObjectSchema,
   durationMs: z.number().min(0),
   facetProvenance: z.array(FacetProvenanceSchema).optional(),
+  /** What the agent reported spending on this attempt (runtime metrics `tokens` and `costCents`). */
+  usage: z.strictObject({ tokens: z.number().min(0).optional(), costCents: z.number().min(0).optional(), model: ShortTextSchema.optional() }).optional(),
 });
 
 /** `node_error`: an attempt failed; `willRetry` with `retryInMs` when another attempt follows. */
@@ -64,6 +66,10 @@ export const HitlRequestPayloadSchema = z.strictObject({
   rationale: LongTextSchema,
   contractSummary: JsonObjectSchema.optional(),
   artifact: JsonValueSchema.optional(),
+  /** `approval`: approve or reject (a policy's `hitl`); `node_output`: the operator supplies the node's output. */
+  mode: z.enum(['approval', 'node_output']).optional(),
+  /** The `hitl` action asked for: its `approveAction` / `rejectAction` run on resolution. */
+  action: ActionSchema.optional(),
 });
 
 /** `hitl_resolved`: an operator decided. */
@@ -99,6 +105,13 @@ export const RunFailedPayloadSchema = z.strictObject({
   reason: z.string().min(1).max(8_000),
   diagnostics: DiagnosticsBundleSchema.optional(),
   nodeId: IdentifierSchema.optional(),
+});
+
+/** `custom_event`: a runtime policy's `emit` action: a named event for observers; it changes nothing in the run. */
+export const CustomEventPayloadSchema = z.strictObject({
+  event: IdentifierSchema,
+  payload: JsonObjectSchema.optional(),
+  policyId: IdentifierSchema.optional(),
 });
 
 /** `log`: an informational or debug message for the stream. */

@@ -1,48 +1,101 @@
-import type { PlanNode } from '@flex/contracts';
+import type { CapabilityRegistration, PlanNode } from '@flex/contracts';
 import type { DecidedEvent } from '@flex/runtime';
-import { mainPathComplete, readyNodes, upstreamOf, type RunState, type StartedRun } from '@flex/run-model';
+import {
+  DEFAULT_MAX_HITL_REQUESTS, mainPathComplete, nextHitlRequestId, readyNodes, upstreamOf, type NodeState, type RunLimits, type RunState, type StartedRun,
+} from '@flex/run-model';
 import { composeFinalOutput } from './output-composer';
 
 export interface AdvanceDecision {
   events: DecidedEvent[];
-  /** A retry is waiting: look again after this many ms. */
+  /** A retry (or a timer) is waiting: look again after this many ms. */
   wakeInMs?: number;
+  /** A node failed for good and may move to a fallback capability: decide again with `fallbacks`. */
+  needsFallbacks?: boolean;
+}
+
+export interface AdvanceOptions {
+  /** Active registrations (registry snapshot), when the adapter fetched them. */
+  fallbacks?: readonly CapabilityRegistration[];
+  limits?: Pick<RunLimits, 'maxHitlRequests'>;
 }
 
 /**
- * Move a running run forward (pure): start due retries, fail on a node that failed for good, start
- * ready nodes (virtual nodes complete at once), and compose the final output when the main path
- * is done. `now` comes from the adapter.
+ * Move a running run forward (pure): start due retries; take a node that failed for good down its
+ * fallback chain (fallback capability, then the plan's HITL fallback node, then fail the run); start
+ * ready nodes (virtual nodes complete at once); compose the final output when the main path is
+ * done. Nothing starts while a replan is pending, the run is paused or waits for an operator.
  */
-export function decideAdvance(state: RunState, now: Date): AdvanceDecision {
+export function decideAdvance(state: RunState, now: Date, options: AdvanceOptions = {}): AdvanceDecision {
   if (state.status !== 'running' || !state.plan) return { events: [] };
+  if (state.pendingPlanRequest || state.pendingDraft) return { events: [] };
   const failed = Object.entries(state.nodes).find(([, n]) => n.status === 'failed');
-  if (failed) {
-    const [nodeId, node] = failed;
-    return {
-      events: [{ type: 'run_failed', payload: { code: 'node_failed', nodeId, reason: `${nodeId} failed after ${node.attempt} attempt(s): ${node.error?.message ?? 'unknown error'}` } }],
-    };
-  }
+  if (failed) return fallbackChain(state, failed[0], failed[1], options);
   const events: DecidedEvent[] = [];
   let wakeInMs: number | undefined;
   for (const [nodeId, node] of Object.entries(state.nodes)) {
     if (node.status !== 'retry_wait') continue;
     const wait = Date.parse(node.retryAt ?? '') - now.getTime();
-    if (wait <= 0) events.push(nodeStart(state.plan.nodes.find((n) => n.id === nodeId) as PlanNode, node.attempt + 1, state));
+    if (wait <= 0) events.push(nodeStart(state.plan.nodes.find((n) => n.id === nodeId) as PlanNode, node.attempt + 1, state, node.capabilityId));
     else wakeInMs = Math.min(wakeInMs ?? wait, wait);
   }
   for (const node of readyNodes(state.plan, state.nodes)) {
     events.push(nodeStart(node, 1, state));
     if (!node.capabilityId) events.push(virtualCompletion(state, node));
   }
-  if (events.length === 0 && mainPathComplete(state.plan, state.nodes)) return { events: finish(state) };
+  const busy = Object.values(state.nodes).some((n) => n.status !== 'completed' && n.status !== 'pending');
+  if (events.length === 0 && !busy && mainPathComplete(state.plan, state.nodes)) return { events: finish(state) };
   return { events, wakeInMs };
 }
 
-function nodeStart(node: PlanNode, attempt: number, state: StartedRun): DecidedEvent {
+/** Retries are spent: another capability producing the node's outputs, then a human, then the end. */
+function fallbackChain(state: StartedRun, nodeId: string, live: NodeState, options: AdvanceOptions): AdvanceDecision {
+  const plan = state.plan!;
+  const node = plan.nodes.find((n) => n.id === nodeId) as PlanNode;
+  if (!live.fallbackCapabilityId && node.capabilityId) {
+    if (!options.fallbacks) return { events: [], needsFallbacks: true };
+    const alternative = pickFallback(node, options.fallbacks);
+    if (alternative) return { events: [nodeStart(node, live.attempt + 1, state, alternative.capabilityId)] };
+  }
+  const standby = plan.nodes.find((n) => n.kind === 'fallback' && n.fallbackFor === nodeId);
+  const reason = `${nodeId} failed after ${live.attempt} attempt(s)${live.fallbackCapabilityId ? ` (fallback ${live.fallbackCapabilityId} included)` : ''}: ${live.error?.message ?? 'unknown error'}`;
+  if (!standby) return { events: [{ type: 'run_failed', payload: { code: 'node_failed', nodeId, reason } }] };
+  return { events: nodeOutputRequest(state, node, reason, options, { fallbackNodeId: standby.id, error: live.error ?? null }) };
+}
+
+/** Ask an operator for a node's output (fallback node or human capability), within the HITL bound. */
+export function nodeOutputRequest(state: StartedRun, node: PlanNode, rationale: string, options: AdvanceOptions, artifact: Record<string, unknown>): DecidedEvent[] {
+  const max = options.limits?.maxHitlRequests ?? DEFAULT_MAX_HITL_REQUESTS;
+  if (state.hitlCount >= max) {
+    return [{ type: 'run_failed', payload: { code: 'hitl_exhausted', nodeId: node.id, reason: `${node.id} needs an operator but the run already raised ${state.hitlCount} HITL request(s); the limit is ${max}` } }];
+  }
+  const payload = {
+    requestId: nextHitlRequestId(state),
+    nodeId: node.id,
+    rationale: rationale.slice(0, 4000),
+    contractSummary: { outputFacets: node.outputFacets, ...(node.outputSchema ? { outputSchema: node.outputSchema } : {}) },
+    artifact: JSON.parse(JSON.stringify(artifact)),
+    mode: 'node_output',
+  };
+  return [{ type: 'hitl_request', payload }];
+}
+
+/** The first active capability (by id) other than the node's own that produces all its outputs from inputs it has. */
+function pickFallback(node: PlanNode, registrations: readonly CapabilityRegistration[]): CapabilityRegistration | undefined {
+  return [...registrations]
+    .sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0))
+    .find(
+      (r) =>
+        r.capabilityId !== node.capabilityId &&
+        r.agentType !== 'human' &&
+        node.outputFacets.every((f) => r.outputContract.includes(f)) &&
+        r.inputContract.every((f) => node.inputFacets.includes(f)),
+    );
+}
+
+function nodeStart(node: PlanNode, attempt: number, state: StartedRun, capabilityId = node.capabilityId): DecidedEvent {
   return {
     type: 'node_start',
-    payload: { nodeId: node.id, capabilityId: node.capabilityId, kind: node.kind, attempt, idempotencyKey: `${state.runId}:${node.id}:${attempt}` },
+    payload: JSON.parse(JSON.stringify({ nodeId: node.id, capabilityId, kind: node.kind, attempt, idempotencyKey: `${state.runId}:${node.id}:${attempt}` })),
   };
 }
 
@@ -59,8 +112,9 @@ function finish(state: StartedRun): DecidedEvent[] {
   if (!composed.ok) {
     return [
       { type: 'validation_error', payload: { scope: 'final_output', errors: composed.errors } },
-      { type: 'run_failed', payload: { code: 'output_invalid', reason: `the final output does not satisfy the caller schema: ${composed.errors[0]?.message ?? ''}` } },
+      { type: 'run_failed', payload: { code: composed.reason, reason: `the final output does not satisfy the ${composed.reason === 'constraint_failed' ? 'contract constraints' : 'caller schema'}: ${composed.errors[0]?.message ?? ''}` } },
     ];
   }
-  return [{ type: 'complete', payload: { output: composed.output, planVersion: state.planVersion, satisfactionScore: state.satisfactionScore } }];
+  const { satisfactionScore } = state;
+  return [{ type: 'complete', payload: { output: composed.output, planVersion: state.planVersion, satisfactionScore, observedSatisfaction: composed.observedSatisfaction } }];
 }

@@ -62,7 +62,7 @@ describe('executor: advance', () => {
       { type: 'node_start', payload: { nodeId: 'execution-1', kind: 'execution', attempt: 1, idempotencyKey: 'k' } },
       { type: 'node_complete', payload: { nodeId: 'execution-1', attempt: 1, output: { copyVariants: variants }, durationMs: 5 } },
     );
-    expect(decideAdvance(state, now).events).toEqual([{ type: 'complete', payload: { output: { copyVariants: variants }, planVersion: 1, satisfactionScore: 1 } }]);
+    expect(decideAdvance(state, now).events).toEqual([{ type: 'complete', payload: { output: { copyVariants: variants }, planVersion: 1, satisfactionScore: 1, observedSatisfaction: 1 } }]);
   });
 
   it('given an output that breaks the caller schema, fails the run with validation_error and never completes', () => {
@@ -90,12 +90,12 @@ describe('executor: advance', () => {
     ]);
   });
 
-  it('fails the run when a node failed for good', () => {
+  it('fails the run when a node failed for good and no other capability produces its outputs', () => {
     const state = history(
       { type: 'node_start', payload: { nodeId: 'structuring-1', kind: 'structuring', attempt: 3, idempotencyKey: 'k' } },
       { type: 'node_error', payload: { nodeId: 'structuring-1', attempt: 3, error: { code: 'boom', message: 'agent crashed', retryable: true }, willRetry: false } },
     );
-    expect(decideAdvance(state, now).events).toEqual([
+    expect(decideAdvance(state, now, { fallbacks: [] }).events).toEqual([
       { type: 'run_failed', payload: { code: 'node_failed', nodeId: 'structuring-1', reason: 'structuring-1 failed after 3 attempt(s): agent crashed' } },
     ]);
   });

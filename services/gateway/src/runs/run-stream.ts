@@ -18,7 +18,9 @@ export function openSse(res: Response): void {
 /**
  * Stream a run's events as SSE from after `afterPosition` until a terminal event (or the client
  * leaves). The store is the source: bus notifications only say "look again", so nothing is missed
- * or reordered whatever the bus does.
+ * or reordered whatever the bus does. A HITL wait keeps the stream open (the run goes on once an
+ * operator answers); a pause ends it once no `run_resumed` follows the `run_paused` (a paused run
+ * may stay paused for days: `run.resume` or `GET runs/:id/events` picks it up again).
  */
 export async function followRun(runtime: ServiceRuntime, streamId: string, afterPosition: number, req: Request, res: Response): Promise<void> {
   let last = afterPosition;
@@ -35,12 +37,15 @@ export async function followRun(runtime: ServiceRuntime, streamId: string, after
   });
   const unwatch = await runtime.bus.watch(streamId, poke);
   let lastWrite = Date.now();
+  let paused = false;
   try {
     while (!closed) {
       dirty = false;
       const events = await runtime.store.readStream(streamId, { afterPosition: last });
       let terminal = false;
       for (const event of events) {
+        if (event.type === 'run_paused') paused = true;
+        if (event.type === 'run_resumed') paused = false;
         last = event.position;
         if (!(INTERNAL_EVENT_TYPES as readonly string[]).includes(event.type)) {
           res.write(sseFrame(event));
@@ -50,6 +55,8 @@ export async function followRun(runtime: ServiceRuntime, streamId: string, after
       }
       if (terminal) break;
       if (events.length > 0 || dirty) continue;
+      // Everything up to now is written and the last word was a pause.
+      if (paused) break;
       // Notifications are a hint (best effort); a slow re-read covers a missed one.
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, RECHECK_MS);
@@ -69,3 +76,4 @@ export async function followRun(runtime: ServiceRuntime, streamId: string, after
     if (!res.writableEnded) res.end();
   }
 }
+

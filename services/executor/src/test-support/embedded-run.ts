@@ -1,0 +1,38 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StoredEvent } from '@flex/event-store';
+import { loadConfig } from '@flex/runtime';
+import { FlexClient, parseSse, waitFor, type Frame } from '@flex/testing';
+import { startEmbedded, type EmbeddedFlex } from '../../../../apps/flex/src/embedded/embedded';
+
+export const TOKENS = 'exec-client:client,exec-operator:operator';
+
+/** The sample envelope (examples/envelope.json) with runtime policies. */
+export function envelopeWithPolicies(runtime: unknown[]): Record<string, any> {
+  const raw = JSON.parse(readFileSync(join(__dirname, '../../../../examples/envelope.json'), 'utf8'));
+  return { ...raw, policies: { ...raw.policies, runtime } };
+}
+
+/** An embedded Flex (in-memory PGlite, in-process bus) without agents: the test starts its own. */
+export async function startFlex(env: Record<string, string> = {}): Promise<{ flex: EmbeddedFlex; client: FlexClient; operator: FlexClient }> {
+  const flex = await startEmbedded({ config: loadConfig({ FLEX_API_TOKENS: TOKENS, FLEX_LOG_LEVEL: 'silent', PORT: '0', ...env }), dataDir: null, agents: false });
+  return { flex, client: new FlexClient(flex.url, 'exec-client'), operator: new FlexClient(flex.url, 'exec-operator') };
+}
+
+/** POST run.stream without waiting for the end: the run id at once, the frames when the server ends the stream. */
+export async function openRun(client: FlexClient, envelope: unknown): Promise<{ runId: string; frames: Promise<Frame[]> }> {
+  const res = await fetch(`${client.baseUrl}/api/v1/flex/run.stream`, { method: 'POST', headers: client.headers({ Accept: 'text/event-stream' }), body: JSON.stringify(envelope) });
+  if (res.status !== 200) throw new Error(`run.stream ${res.status}: ${await res.text()}`);
+  return { runId: res.headers.get('x-flex-run-id') as string, frames: res.text().then(parseSse) };
+}
+
+export async function runEvents(flex: EmbeddedFlex, runId: string): Promise<StoredEvent[]> {
+  return flex.runtime.store.readStream(`run-${runId}`);
+}
+
+/** Poll the run's stream until an event matches. */
+export function waitForEvent(flex: EmbeddedFlex, runId: string, match: (e: StoredEvent) => boolean, timeoutMs = 20_000): Promise<StoredEvent> {
+  return waitFor(async () => (await runEvents(flex, runId)).find(match), timeoutMs, () => `no matching event on run ${runId}`);
+}
+
+export const isTerminal = (e: StoredEvent) => e.type === 'complete' || e.type === 'run_failed';

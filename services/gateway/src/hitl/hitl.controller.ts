@@ -1,0 +1,44 @@
+import { Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
+import { HitlResolveRequestSchema, runStreamId } from '@flex/contracts';
+import { FacetContractCompiler } from '@flex/facets';
+import { decideHitlResolve, type RunState } from '@flex/run-model';
+import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
+import { parseBody, runControlCommand } from './run-command';
+
+const compiler = new FacetContractCompiler();
+
+@Controller('api/v1/flex/hitl')
+@UseGuards(AuthGuard)
+export class HitlController {
+  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
+
+  /**
+   * Record an operator's decision (`hitl_resolved`); the executor runs the follow-up. Resolving twice
+   * is 409; a node-output payload that breaks the node's output contract is a 400 recorded as
+   * `validation_error`, and the request stays open.
+   */
+  @Post('resolve')
+  @HttpCode(200)
+  @Roles('operator')
+  async resolve(@Req() req: AuthedRequest) {
+    const request = parseBody(HitlResolveRequestSchema, req.body);
+    const appended = await runControlCommand(this.runtime, runStreamId(request.runId), req.principal.id, (state) =>
+      decideHitlResolve(state, request, req.principal.id, outputErrors(state, request.requestId, request.payload)),
+    );
+    return { ok: true, runId: request.runId, requestId: request.requestId, decision: request.decision, position: appended[0]?.position };
+  }
+}
+
+/** For a node-output request: what the node's compiled output contract says about the payload. */
+function outputErrors(state: RunState, requestId: string, payload: unknown) {
+  if (state.status === 'none' || !state.plan) return [];
+  const pending = state.hitl[requestId];
+  if (pending?.mode !== 'node_output' || !pending.nodeId || !payload || typeof payload !== 'object' || Array.isArray(payload)) return [];
+  const node = state.plan.nodes.find((n) => n.id === pending.nodeId);
+  if (!node) return [];
+  return compiler
+    .compile(node.outputFacets, 'output')
+    .validate(payload)
+    .map((e) => ({ path: e.pointer || '/', keyword: e.keyword, message: e.message, facet: e.facet }));
+}

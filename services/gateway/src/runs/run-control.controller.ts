@@ -1,0 +1,57 @@
+import { Controller, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import { ResumeRequestSchema } from '@flex/contracts';
+import { decideManualTrigger, decideResume } from '@flex/run-model';
+import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
+import { parseBody, runControlCommand } from '../hitl/run-command';
+import { apiError } from '../http/api-error';
+import { followRun, openSse } from './run-stream';
+import { RunsService } from './runs.service';
+
+const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+
+/** Operator control of a running run: manual policy triggers and resuming a paused run. */
+@Controller('api/v1/flex')
+@UseGuards(AuthGuard)
+export class RunControlController {
+  constructor(
+    private readonly runs: RunsService,
+    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+  ) {}
+
+  /** Fire a `manual` runtime policy now: 404 unknown run or policy, 409 when the run has ended. */
+  @Post('runs/:id/policies/:policyId/trigger')
+  @HttpCode(200)
+  @Roles('operator')
+  async trigger(@Req() req: AuthedRequest, @Param('id') id: string, @Param('policyId') policyId: string) {
+    const runId = check(id, 'id');
+    const streamId = await this.runs.assertVisible(req.principal, runId);
+    const limits = { maxReplans: this.runtime.config.FLEX_MAX_REPLANS, maxHitlRequests: this.runtime.config.FLEX_MAX_HITL_REQUESTS };
+    const appended = await runControlCommand(this.runtime, streamId, req.principal.id, (state) =>
+      decideManualTrigger(state, runId, check(policyId, 'policyId'), this.runtime.clock.now(), limits),
+    );
+    return { ok: true, runId, policyId, events: appended.map((e) => ({ type: e.type, position: e.position })) };
+  }
+
+  /**
+   * Resume a paused run from its snapshot, without replanning, and stream the rest (SSE from
+   * `run_resumed`). 409 `stale_plan_version` / `invalid_run_state`, 404 unknown run; of two
+   * concurrent resumes exactly one wins (expected-version append), the other gets 409.
+   */
+  @Post('run.resume')
+  @Roles('client', 'operator')
+  async resume(@Req() req: AuthedRequest, @Res() res: Response): Promise<void> {
+    const body = parseBody(ResumeRequestSchema, req.body);
+    const streamId = await this.runs.assertVisible(req.principal, body.runId);
+    const appended = await runControlCommand(this.runtime, streamId, req.principal.id, (state) => decideResume(state, body.runId, body.expectedPlanVersion, req.principal.id));
+    res.setHeader('X-Flex-Run-Id', body.runId);
+    openSse(res);
+    await followRun(this.runtime, streamId, appended[0].position - 1, req, res);
+  }
+}
+
+function check(value: string, path: string): string {
+  if (!ID.test(value)) throw apiError(400, 'invalid_path_parameter', `${path} must be 1–100 letters, digits, _ . : or -`, { path });
+  return value;
+}
