@@ -41,7 +41,8 @@ export interface ValidationInput {
  */
 export function decideValidation(state: ValidatorState | RunState, input: ValidationInput): DecidedEvent[] {
   const { run, replan } = 'run' in state ? state : { run: state, replan: undefined };
-  if (run.status !== 'planning' && run.status !== 'running') return [];
+  // Any live run: a replan requested during a HITL wait or a pause must not leave its draft unproven.
+  if (run.status === 'none' || run.status === 'completed' || run.status === 'failed') return [];
   if (run.pendingDraft?.eventId !== input.draftEventId) return [];
   const bundle = provePlan(input.draft.plan, run.envelope, input.active);
   if (bundle.status !== 'rejected') return [accepted(run, input.draft, bundle, replan)];

@@ -106,17 +106,19 @@ describe('validator: replans', () => {
   const accepted = planOf([strategyNode, writerNode(), qaNode(['min_qa'])]);
   const trigger = { kind: 'onNodeComplete', nodeId: 'execution-1', policyId: 'qa_guardrail' };
 
-  function replanning(draft: PlanGraph, attempt = 1) {
+  function replanning(draft: PlanGraph, attempt = 1, waitingForHuman = false) {
+    const hitl = waitingForHuman ? [{ type: 'hitl_request', payload: { requestId: 'req-1', rationale: 'review', mode: 'approval' } }] : [];
     const events = givenEvents('run-r2', [
       { type: 'start', payload: { runId: 'r2', envelope: envelopeQa, normalization: [], owner: { principal: 'p', role: 'client' } } },
       { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } },
       { type: 'plan_drafted', payload: { attempt: 1, plan: accepted, planHash: 'b'.repeat(64) }, id: 'draft-0' },
       { type: 'plan_generated', payload: { planVersion: 1, plan: accepted, nodes: [], status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [], planHash: 'b'.repeat(64), metadata: accepted.metadata } },
+      ...hitl,
       { type: 'plan_requested', payload: { attempt, reason: 'replan', policyKeys: [], replan: { trigger, previousVersion: 1, completedNodeIds: ['strategy-1'] } } },
       { type: 'plan_drafted', payload: { attempt, plan: draft, planHash: 'c'.repeat(64) }, id: 'draft-1' },
     ]);
     const state = events.reduce(evolveValidator, initialValidatorState());
-    return { state, draft: events[5].payload as EventPayload<'plan_drafted'> };
+    return { state, draft: events[events.length - 1].payload as EventPayload<'plan_drafted'> };
   }
 
   it('appends an accepted replan as plan_updated with the trigger, the new version and the diagnostics buckets', () => {
@@ -129,6 +131,12 @@ describe('validator: replans', () => {
     expect(payload.plan.planVersion).toBe(2);
     expect(payload.infos).toEqual([expect.objectContaining({ cause: 'advisory', constraintId: 'tone_hint' })]);
     expect(payload.nodes.map((n) => [n.nodeId, n.enforces])).toEqual([['strategy-1', []], ['execution-1', []], ['validation-1', ['min_qa']]]);
+  });
+
+  it('proves a replan draft that arrives while the run waits for a human (it must not hang unproven)', () => {
+    const { state, draft } = replanning(accepted, 1, true);
+    expect(state.run.status).toBe('awaiting_hitl');
+    expect(decideValidation(state, { draftEventId: 'draft-1', draft, active: REGISTRY, maxAttempts: 3 }).map((e) => e.type)).toEqual(['plan_updated']);
   });
 
   it('asks again for a replan (keeping its trigger) when a replan draft is rejected, then keeps the trigger after acceptance', () => {
