@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FlexClient, freePort, startNodeProcess, waitForHttp, type ManagedProcess } from '@flex/testing';
+import { FlexClient, freePort, startNodeProcess, waitFor, waitForHttp, type ManagedProcess } from '@flex/testing';
 import { expectSampleRunCompleted, sampleEnvelope } from './sample-run';
 
 const ROOT = join(__dirname, '..');
@@ -112,6 +112,26 @@ describe('embedded mode (whole process)', () => {
     const denied = await flex('client-token-aaaa', 'projections', 'rebuild');
     expect(denied.code).not.toBe(0);
     expect(denied.stderr).toMatch(/HTTP 403/);
+  }, 60_000);
+
+  it('waits for a human and continues when the CLI approves', async () => {
+    const envelope = sampleEnvelope();
+    envelope.policies.requiresHitlApproval = true;
+    const stream = client().runStream(envelope);
+    const pending = await waitFor(async () => {
+      const { runs } = (await client().json('GET', '/api/v1/flex/runs?status=awaiting_hitl')).body;
+      return runs[0]?.runId as string | undefined;
+    }, 30_000);
+    const approved = await flex('admin-token-cccc', 'hitl', pending, 'approve', '--note', 'looks good');
+    expect(approved.code).toBe(0);
+    const { frames } = await stream;
+    const types = frames.map((f) => f.type);
+    expect(types).toEqual(expect.arrayContaining(['policy_triggered', 'hitl_request', 'hitl_resolved']));
+    expect(types.indexOf('hitl_resolved')).toBeGreaterThan(types.indexOf('hitl_request'));
+    expect(types[types.length - 1]).toBe('complete');
+    const again = await flex('admin-token-cccc', 'hitl', pending, 'approve');
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toMatch(/no pending HITL request/);
   }, 60_000);
 
   it('rebuilds the read models from the event store to the same state', async () => {

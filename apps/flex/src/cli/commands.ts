@@ -84,13 +84,24 @@ export function verifyFrames(frames: Array<Frame & { position: number }>, detail
   return problems;
 }
 
-/** `flex hitl <runId> approve|reject [note]`: resolve the run's pending human request. */
-export async function hitlCommand(ctx: CliContext, runId: string, decision: string, note?: string): Promise<number> {
+/**
+ * `flex hitl <runId> approve|reject [--note text] [--payload file.json]`: resolve the run's pending
+ * human request; `--payload` supplies a node's output when the request asks for one.
+ */
+export async function hitlCommand(ctx: CliContext, runId: string, decision: string, options: { note?: string; payloadFile?: string } = {}): Promise<number> {
   if (decision !== 'approve' && decision !== 'reject') throw new CliError('decision must be approve or reject');
   const detail = (await (await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}`)).json()) as any;
   const pending = (detail.hitlRequests ?? []).filter((h: any) => h.status === 'pending');
   if (pending.length === 0) throw new CliError(`run ${runId} has no pending HITL request`);
-  const body = { runId, requestId: pending[0].requestId, decision, ...(note ? { note } : {}) };
+  let payload: unknown;
+  if (options.payloadFile) {
+    try {
+      payload = JSON.parse(readFileSync(options.payloadFile, 'utf8'));
+    } catch (error) {
+      throw new CliError(`cannot read ${options.payloadFile}: ${(error as Error).message}`);
+    }
+  }
+  const body = { runId, requestId: pending[0].requestId, decision, ...(options.note ? { note: options.note } : {}), ...(payload === undefined ? {} : { payload }) };
   const res = await api(ctx, 'POST', 'hitl/resolve', body);
   ctx.out(JSON.stringify(await res.json()));
   return 0;

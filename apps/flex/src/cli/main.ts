@@ -5,7 +5,8 @@ const USAGE = `usage:
   flex run <envelope.json>          start a run and stream its progress
   flex runs                         list recent runs
   flex replay <runId> [--verify]    print a run's events; --verify checks the audit invariants
-  flex hitl <runId> approve|reject  resolve the run's pending human request
+  flex hitl <runId> approve|reject [--note text] [--payload file.json]
+                                    resolve the run's pending human request
   flex projections rebuild          rebuild the read models from the event store (admin)
 env: FLEX_URL (default http://127.0.0.1:3000), FLEX_TOKEN (default: .flex/api-token)`;
 
@@ -27,13 +28,20 @@ export async function main(argv: string[]): Promise<number> {
       return replayCommand(ctx, args[0], args.includes('--verify'));
     case 'hitl':
       if (!args[0] || !args[1]) throw new CliError(USAGE);
-      return hitlCommand(ctx, args[0], args[1], args[2]);
+      return hitlCommand(ctx, args[0], args[1], { note: flag(args, '--note'), payloadFile: flag(args, '--payload') });
     case 'projections':
       if (args[0] !== 'rebuild') throw new CliError(USAGE);
       return rebuildCommand(ctx);
     default:
       throw new CliError(`unknown command ${command}\n${USAGE}`);
   }
+}
+
+function flag(args: string[], name: string): string | undefined {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  if (!args[at + 1]) throw new CliError(`${name} needs a value`);
+  return args[at + 1];
 }
 
 if (require.main === module) {
