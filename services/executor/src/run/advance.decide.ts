@@ -79,7 +79,11 @@ export function nodeOutputRequest(state: StartedRun, node: PlanNode, rationale: 
   return [{ type: 'hitl_request', payload }];
 }
 
-/** The first active capability (by id) other than the node's own that produces all its outputs from inputs it has. */
+/**
+ * The first active capability (by id) other than the node's own that produces all the node's
+ * outputs and accepts every input facet the node is given (agents refuse undeclared facets; the
+ * facets a capability declares are what it can take, not what it needs).
+ */
 function pickFallback(node: PlanNode, registrations: readonly CapabilityRegistration[]): CapabilityRegistration | undefined {
   return [...registrations]
     .sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0))
@@ -88,7 +92,7 @@ function pickFallback(node: PlanNode, registrations: readonly CapabilityRegistra
         r.capabilityId !== node.capabilityId &&
         r.agentType !== 'human' &&
         node.outputFacets.every((f) => r.outputContract.includes(f)) &&
-        r.inputContract.every((f) => node.inputFacets.includes(f)),
+        node.inputFacets.every((f) => r.inputContract.includes(f)),
     );
 }
 
