@@ -1,4 +1,4 @@
-import type { DynamicModule, INestApplication } from '@nestjs/common';
+import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FlexEventErrorFilter, FlexEventsTransport } from '@flex/bus';
 import { recordDeadLetter } from '@flex/event-store';
@@ -32,12 +32,14 @@ export function eventsTransport(runtime: ServiceRuntime, service: string, concur
   });
 }
 
-/** Distributed entry point of one service: its own process, HTTP health on PORT, events over JetStream. */
-export async function runDistributedService(definition: ServiceDefinition): Promise<INestApplication> {
+/**
+ * Distributed entry point of one service: its own process, HTTP health on PORT, events over
+ * JetStream. Returns the shutdown (see `runProcess`).
+ */
+export async function startDistributedService(definition: ServiceDefinition): Promise<() => Promise<void>> {
   const config = loadConfig();
   const runtime = await createDistributedRuntime(config, { service: definition.name, migrations: definition.migrations });
   const app = await NestFactory.create(definition.module(runtime), { logger: ['error', 'warn'] });
-  app.enableShutdownHooks();
   // Keeps a handler's error code and retryable flag visible to the transport (Nest would hide them).
   app.useGlobalFilters(new FlexEventErrorFilter());
   if (definition.consumesEvents) {
@@ -46,13 +48,9 @@ export async function runDistributedService(definition: ServiceDefinition): Prom
   }
   await app.listen(config.PORT, '0.0.0.0');
   runtime.logger.info('service started', { port: config.PORT, mode: runtime.mode });
-  const stop = async () => {
+  return async () => {
     runtime.logger.info('service stopping');
     await app.close();
     await runtime.close();
-    process.exit(0);
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  return app;
 }

@@ -6,5 +6,6 @@ export { RUNTIME, type ServiceRuntime } from './runtime';
 export { createDistributedRuntime, createEmbeddedRuntime, type RuntimeOptions } from './runtime.factory';
 export { runCommand, type CommandOptions, type CommandResult, type DecidedEvent } from './command';
 export { HealthController } from './health.controller';
-export { runDistributedService, eventsTransport, type ServiceDefinition } from './bootstrap';
+export { startDistributedService, eventsTransport, type ServiceDefinition } from './bootstrap';
 export { fetchCapabilitySnapshot, activeRegistrations, type CapabilitySnapshot, type CapabilityView } from './registry.client';
+export { runProcess } from './process';

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { readModelMigrations } from '@flex/read-models';
-import { createDistributedRuntime, loadConfig } from '@flex/runtime';
+import { createDistributedRuntime, loadConfig, runProcess } from '@flex/runtime';
 import { resolveApiTokens } from './auth/api-tokens';
 import { createGatewayApp } from './http/gateway.app';
 
-async function main(): Promise<void> {
+async function main(): Promise<() => Promise<void>> {
   const config = loadConfig();
   const runtime = await createDistributedRuntime(config, { service: 'gateway', migrations: readModelMigrations });
   const tokens = resolveApiTokens(config.FLEX_API_TOKENS, config.FLEX_DATA_DIR);
@@ -12,16 +12,10 @@ async function main(): Promise<void> {
   const app = await createGatewayApp(runtime, tokens);
   await app.listen(config.PORT, '0.0.0.0');
   runtime.logger.info('gateway listening', { port: config.PORT });
-  const stop = async () => {
+  return async () => {
     await app.close();
     await runtime.close();
-    process.exit(0);
   };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
 }
 
-void main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runProcess(main);

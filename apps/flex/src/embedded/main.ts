@@ -1,9 +1,9 @@
 import 'reflect-metadata';
-import { loadConfig } from '@flex/runtime';
+import { loadConfig, runProcess } from '@flex/runtime';
 import { startEmbedded } from './embedded';
 
 /** `npm start`: everything in one process, data under FLEX_DATA_DIR (default .flex/). */
-async function main(): Promise<void> {
+async function main(): Promise<() => Promise<void>> {
   const config = loadConfig();
   const flex = await startEmbedded({ config });
   const lines = [
@@ -13,18 +13,7 @@ async function main(): Promise<void> {
     `  try:    curl -N -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d @examples/envelope.json ${flex.url}/api/v1/flex/run.stream`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await flex.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
+  return () => flex.close();
 }
 
-void main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+runProcess(main);
