@@ -1,7 +1,7 @@
 import type { CapabilityRegistration, PlanNode } from '@flex/contracts';
 import type { DecidedEvent } from '@flex/runtime';
 import {
-  DEFAULT_MAX_HITL_REQUESTS, mainPathComplete, nextHitlRequestId, readyNodes, upstreamOf, type NodeState, type RunLimits, type RunState, type StartedRun,
+  decideAction, DEFAULT_MAX_HITL_REQUESTS, mainPathComplete, nextHitlRequestId, readyNodes, upstreamOf, type NodeState, type RunLimits, type RunState, type StartedRun,
 } from '@flex/run-model';
 import { composeFinalOutput } from './output-composer';
 
@@ -16,7 +16,7 @@ export interface AdvanceDecision {
 export interface AdvanceOptions {
   /** Active registrations (registry snapshot), when the adapter fetched them. */
   fallbacks?: readonly CapabilityRegistration[];
-  limits?: Pick<RunLimits, 'maxHitlRequests'>;
+  limits?: Partial<RunLimits>;
 }
 
 /**
@@ -47,19 +47,34 @@ export function decideAdvance(state: RunState, now: Date, options: AdvanceOption
   return { events, wakeInMs };
 }
 
-/** Retries are spent: another capability producing the node's outputs, then a human, then the end. */
+/**
+ * Retries are spent: another capability producing the node's outputs that accepts its inputs; else,
+ * when some other active capability produces those outputs from different inputs and replans remain,
+ * a replan that steers away from what failed (DESIGN §5.6: replan from a failure); then a human
+ * through the plan's fallback node; then the end.
+ */
 function fallbackChain(state: StartedRun, nodeId: string, live: NodeState, options: AdvanceOptions): AdvanceDecision {
   const plan = state.plan!;
   const node = plan.nodes.find((n) => n.id === nodeId) as PlanNode;
+  if (node.capabilityId && !options.fallbacks) return { events: [], needsFallbacks: true };
   if (!live.fallbackCapabilityId && node.capabilityId) {
-    if (!options.fallbacks) return { events: [], needsFallbacks: true };
-    const alternative = pickFallback(node, options.fallbacks);
+    const alternative = pickFallback(node, options.fallbacks ?? []);
     if (alternative) return { events: [nodeStart(node, live.attempt + 1, state, alternative.capabilityId)] };
+  }
+  const failedCapability = live.fallbackCapabilityId ?? node.capabilityId;
+  if (node.capabilityId && state.replans < (options.limits?.maxReplans ?? 0) && otherProducers(node, options.fallbacks ?? [], [node.capabilityId, failedCapability]).length > 0) {
+    const trigger = { kind: 'node_failed', nodeId, capabilityId: failedCapability, error: live.error?.message ?? 'unknown error' };
+    return { events: decideAction(state, { type: 'replan', rationale: `${nodeId} failed on ${failedCapability}` }, { trigger, nodeId }, { maxReplans: options.limits!.maxReplans!, maxHitlRequests: options.limits?.maxHitlRequests ?? DEFAULT_MAX_HITL_REQUESTS }) as DecidedEvent[] };
   }
   const standby = plan.nodes.find((n) => n.kind === 'fallback' && n.fallbackFor === nodeId);
   const reason = `${nodeId} failed after ${live.attempt} attempt(s)${live.fallbackCapabilityId ? ` (fallback ${live.fallbackCapabilityId} included)` : ''}: ${live.error?.message ?? 'unknown error'}`;
   if (!standby) return { events: [{ type: 'run_failed', payload: { code: 'node_failed', nodeId, reason } }] };
   return { events: nodeOutputRequest(state, node, reason, options, { fallbackNodeId: standby.id, error: live.error ?? null }) };
+}
+
+/** Active, non-human capabilities other than `exclude` that produce all of the node's outputs. */
+function otherProducers(node: PlanNode, registrations: readonly CapabilityRegistration[], exclude: ReadonlyArray<string | undefined>): CapabilityRegistration[] {
+  return registrations.filter((r) => !exclude.includes(r.capabilityId) && r.agentType !== 'human' && node.outputFacets.every((f) => r.outputContract.includes(f)));
 }
 
 /** Ask an operator for a node's output (fallback node or human capability), within the HITL bound. */

@@ -145,6 +145,16 @@ describe('executor: retries → fallback capability → HITL fallback node', () 
     expect(types(followUp)).toEqual(['node_complete', 'node_start']);
   });
 
+  it('a failure replans when another capability could produce the outputs from other inputs, and replans remain', () => {
+    const altFailed = [...writerFailed, started('execution-1', 3, 'W.alt'), started('execution-1', 4, 'W.alt'), failedFor(4, 'W.alt')];
+    const other: CapabilityRegistration = { ...alt, capabilityId: 'W.other', inputContract: ['objectiveBrief'] };
+    const { events } = decideAdvance(fold(altFailed), now, { fallbacks: [alt, other], limits: { maxReplans: 1, maxHitlRequests: 5 } });
+    expect(types(events)).toEqual(['plan_requested']);
+    expect(events[0].payload).toMatchObject({ reason: 'replan', replan: { trigger: { kind: 'node_failed', nodeId: 'execution-1', capabilityId: 'W.alt' }, previousVersion: 1, completedNodeIds: ['structuring-1'] } });
+    expectValidPayloads(events);
+    expect(types(decideAdvance(fold(altFailed), now, { fallbacks: [alt, other], limits: { maxReplans: 0, maxHitlRequests: 5 } }).events)).toEqual(['hitl_request']);
+  });
+
   it('no fallback capability and no fallback node: the run fails with the node error', () => {
     const noStandby = writerFailed.map((e) => (e.type === 'plan_generated' ? { ...e, payload: { ...(e.payload as object), plan: { ...(e.payload as { plan: { nodes: Array<{ kind: string }> } }).plan, nodes: (e.payload as { plan: { nodes: Array<{ kind: string }> } }).plan.nodes.filter((n) => n.kind !== 'fallback') } } } : e));
     expect(decideAdvance(fold(noStandby), now, { fallbacks: [] }).events).toEqual([
