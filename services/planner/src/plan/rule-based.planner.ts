@@ -41,7 +41,11 @@ function draft(request: PlannerRequest): PlannerOutput | PlannerError {
   const revision = reviseShape(shapeFromEnvelope(envelope), request.diagnostics, envelope, request.capabilities);
   if (!revision.ok) return revision.error;
   const shape = revision.shape;
-  if (request.replan) shape.avoid.push(...capabilitiesToAvoid(request.replan));
+  if (request.replan) {
+    // A capability that failed for good is left out; one a policy merely objected to is only avoided.
+    const away = capabilitiesToAvoid(request.replan);
+    (request.replan.trigger.kind === 'node_failed' ? shape.forbid : shape.avoid).push(...away);
+  }
   const capabilities = usableCapabilities(request, shape);
   const missingRequired = shape.require.filter((r) => !capabilities.some((c) => matchesAny(c.capabilityId, [r])));
   if (missingRequired.length > 0) {
