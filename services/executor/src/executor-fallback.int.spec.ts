@@ -1,9 +1,9 @@
-import { defineAgent, startAgent, type AgentHandle } from '@flex/agent-sdk';
-import { contentGeneratorAgent, startReferenceAgents, type ReferenceAgents } from '@flex/agents-reference';
+import { defineAgent } from '@flex/agent-sdk';
+import { contentGeneratorAgent } from '@flex/agents-reference';
 import type { FlexClient } from '@flex/testing';
 import { waitFor } from '@flex/testing';
 import type { EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
-import { envelopeWithPolicies, isTerminal, openRun, runEvents, startFlex, waitForEvent } from './test-support/embedded-run';
+import { envelopeWithPolicies, isTerminal, openRun, runEvents, startFlex, startTestAgents, waitForEvent } from './test-support/embedded-run';
 
 const WRITER = contentGeneratorAgent.registration.capabilityId;
 const BACKUP = 'ZZ.backupWriter';
@@ -13,15 +13,12 @@ describe('executor: the fallback chain through the API', () => {
   let flex: EmbeddedFlex;
   let client: FlexClient;
   let operator: FlexClient;
-  let strategy: ReferenceAgents;
-  const handles: AgentHandle[] = [];
+  let stopAgents: (() => Promise<void>) | undefined;
   let backupWorks = true;
   const calls: Record<string, number> = {};
 
   beforeAll(async () => {
     ({ flex, client, operator } = await startFlex({ FLEX_NODE_MAX_ATTEMPTS: '2' }));
-    const opts = { messaging: flex.runtime.messaging, prefix: flex.runtime.prefix };
-    strategy = await startReferenceAgents({ ...opts, only: ['StrategyManagerAgent.briefing'] });
     // The planner's writer answers with output that breaks its own contract, every time.
     const broken = defineAgent({
       registration: contentGeneratorAgent.registration,
@@ -38,13 +35,11 @@ describe('executor: the fallback chain through the API', () => {
         return contentGeneratorAgent.handle({ ...invocation, capabilityId: WRITER }, ctx);
       },
     });
-    for (const agent of [broken, backup]) handles.push(await startAgent(agent, opts));
-    await Promise.all([strategy.ready, ...handles.map((h) => h.ready)]);
+    stopAgents = await startTestAgents(flex, [broken, backup]);
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(handles.map((h) => h.stop()));
-    await strategy?.stop();
+    await stopAgents?.();
     await flex?.close();
   });
 
@@ -108,14 +103,11 @@ describe('executor: a human capability', () => {
   let flex: EmbeddedFlex;
   let client: FlexClient;
   let operator: FlexClient;
-  let strategy: ReferenceAgents;
-  let human: AgentHandle;
+  let stopAgents: (() => Promise<void>) | undefined;
   let invoked = 0;
 
   beforeAll(async () => {
     ({ flex, client, operator } = await startFlex());
-    const opts = { messaging: flex.runtime.messaging, prefix: flex.runtime.prefix };
-    strategy = await startReferenceAgents({ ...opts, only: ['StrategyManagerAgent.briefing'] });
     const agent = defineAgent({
       registration: { ...contentGeneratorAgent.registration, capabilityId: 'Human.copywriter', agentType: 'human', displayName: 'Human copywriter' },
       handle: async () => {
@@ -123,13 +115,11 @@ describe('executor: a human capability', () => {
         throw new Error('a human capability is never invoked over messaging');
       },
     });
-    human = await startAgent(agent, opts);
-    await Promise.all([strategy.ready, human.ready]);
+    stopAgents = await startTestAgents(flex, [agent]);
   }, 60_000);
 
   afterAll(async () => {
-    await human?.stop();
-    await strategy?.stop();
+    await stopAgents?.();
     await flex?.close();
   });
 

@@ -1,8 +1,8 @@
-import { defineAgent, startAgent, type AgentHandle } from '@flex/agent-sdk';
-import { contentGeneratorAgent, startReferenceAgents, type ReferenceAgents } from '@flex/agents-reference';
+import { defineAgent } from '@flex/agent-sdk';
+import { contentGeneratorAgent } from '@flex/agents-reference';
 import type { FlexClient } from '@flex/testing';
 import type { EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
-import { envelopeWithPolicies, openRun, startFlex } from './test-support/embedded-run';
+import { envelopeWithPolicies, openRun, startFlex, startTestAgents } from './test-support/embedded-run';
 
 const WRITER = contentGeneratorAgent.registration.capabilityId;
 const DIRECT = 'ZZ.directWriter';
@@ -15,13 +15,10 @@ const DIRECT = 'ZZ.directWriter';
 describe('executor: replan from a failure', () => {
   let flex: EmbeddedFlex;
   let client: FlexClient;
-  let strategy: ReferenceAgents;
-  const handles: AgentHandle[] = [];
+  let stopAgents: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
     ({ flex, client } = await startFlex({ FLEX_NODE_MAX_ATTEMPTS: '1' }));
-    const opts = { messaging: flex.runtime.messaging, prefix: flex.runtime.prefix };
-    strategy = await startReferenceAgents({ ...opts, only: ['StrategyManagerAgent.briefing'] });
     const broken = defineAgent({
       registration: contentGeneratorAgent.registration,
       handle: async () => {
@@ -37,13 +34,11 @@ describe('executor: replan from a failure', () => {
         };
       },
     });
-    for (const agent of [broken, direct]) handles.push(await startAgent(agent, opts));
-    await Promise.all([strategy.ready, ...handles.map((h) => h.ready)]);
+    stopAgents = await startTestAgents(flex, [broken, direct]);
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(handles.map((h) => h.stop()));
-    await strategy?.stop();
+    await stopAgents?.();
     await flex?.close();
   });
 

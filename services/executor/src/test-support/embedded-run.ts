@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { startAgent, type AgentDefinition, type AgentHandle } from '@flex/agent-sdk';
+import { startReferenceAgents } from '@flex/agents-reference';
 import type { StoredEvent } from '@flex/event-store';
 import { loadConfig } from '@flex/runtime';
 import { FlexClient, parseSse, waitFor, type Frame } from '@flex/testing';
@@ -17,6 +19,22 @@ export function envelopeWithPolicies(runtime: unknown[]): Record<string, any> {
 export async function startFlex(env: Record<string, string> = {}): Promise<{ flex: EmbeddedFlex; client: FlexClient; operator: FlexClient }> {
   const flex = await startEmbedded({ config: loadConfig({ FLEX_API_TOKENS: TOKENS, FLEX_LOG_LEVEL: 'silent', PORT: '0', ...env }), dataDir: null, agents: false });
   return { flex, client: new FlexClient(flex.url, 'exec-client'), operator: new FlexClient(flex.url, 'exec-operator') };
+}
+
+/**
+ * Start the reference strategy agent and the test's own agents on the embedded messaging, wait
+ * until all are registered, and return what stops them.
+ */
+export async function startTestAgents(flex: EmbeddedFlex, agents: readonly AgentDefinition[]): Promise<() => Promise<void>> {
+  const opts = { messaging: flex.runtime.messaging, prefix: flex.runtime.prefix };
+  const strategy = await startReferenceAgents({ ...opts, only: ['StrategyManagerAgent.briefing'] });
+  const handles: AgentHandle[] = [];
+  for (const agent of agents) handles.push(await startAgent(agent, opts));
+  await Promise.all([strategy.ready, ...handles.map((h) => h.ready)]);
+  return async () => {
+    await Promise.all(handles.map((h) => h.stop()));
+    await strategy.stop();
+  };
 }
 
 /** POST run.stream without waiting for the end: the run id at once, the frames when the server ends the stream. */
