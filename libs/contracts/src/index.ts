@@ -79,6 +79,10 @@ export {
   type FacetProvenance,
   BranchInfoSchema,
   RetryPolicySchema,
+  NodeBindingsSchema,
+  type NodeBindings,
+  MergeStrategySchema,
+  type MergeStrategy,
   PlanNodeSchema,
   type PlanNode,
 } from './plan/plan-node';

@@ -29,6 +29,29 @@ export const RetryPolicySchema = z.strictObject({
 });
 
 /**
+ * What the caller's contract fixes for one node (DESIGN §8, "the contract binds the plan"): per
+ * output facet, the fragment of the caller's schema its value must also satisfy (the executor
+ * validates outputs against facet ∧ binding, and the agent is sent both); per input facet, the
+ * fields the contract fixes (the variant count), merged over the facet's value at invocation.
+ */
+export const NodeBindingsSchema = z.strictObject({
+  outputs: z.record(FacetNameSchema, JsonObjectSchema).optional(),
+  inputs: z.record(FacetNameSchema, JsonObjectSchema).optional(),
+});
+
+/** See {@link NodeBindingsSchema}. */
+export type NodeBindings = z.infer<typeof NodeBindingsSchema>;
+
+/**
+ * How an orchestrator-managed node combines one facet from several upstream lanes: `concat` joins
+ * the lanes' arrays in lane order (a contract asking for more variants than one call produces).
+ */
+export const MergeStrategySchema = z.enum(['concat']);
+
+/** See {@link MergeStrategySchema}. */
+export type MergeStrategy = z.infer<typeof MergeStrategySchema>;
+
+/**
  * One step of a plan (spec 003 §5.7): the capability it calls (or the agent it derives one
  * from), the facets it reads and writes, the compiled contracts, and the constraints it
  * enforces. Virtual nodes (normalization, fallback) may have no capability.
@@ -52,6 +75,8 @@ export const PlanNodeSchema = z.strictObject({
   fallbackFor: IdentifierSchema.optional(),
   branch: BranchInfoSchema.optional(),
   retry: RetryPolicySchema.optional(),
+  bindings: NodeBindingsSchema.optional(),
+  merge: z.record(FacetNameSchema, MergeStrategySchema).optional(),
   metadata: JsonObjectSchema.optional(),
 });
 

@@ -1,0 +1,1 @@
+export { allOf, type Finding, type JsonSchema, type Verdict } from './verdict';
