@@ -136,7 +136,12 @@ export {
   type DiagnosticsStatus,
   DiagnosticsBundleSchema,
   type DiagnosticsBundle,
+  AcceptedDiagnosticsBundleSchema,
+  RejectedDiagnosticsBundleSchema,
+  ProofVerdictSchema,
+  type ProofVerdict,
   deriveDiagnosticsStatus,
+  bundleDiagnostics,
 } from './diagnostics/diagnostics-bundle';
 export { DecisionContractSchema, type DecisionContract } from './diagnostics/decision-contract';
 
@@ -157,12 +162,21 @@ export {
   type Spec004Plan,
 } from './planner/spec004-plan';
 export { planGraphToSteps, PlanGraphShapeError } from './planner/plan-graph-to-steps';
+export {
+  RegistryEntrySchema,
+  type RegistryEntry,
+  RegistrySnapshotSchema,
+  type RegistrySnapshot,
+  registrySnapshotOf,
+} from './planner/registry-snapshot';
 
 // Events
 export {
   PrincipalRoleSchema,
   type PrincipalRole,
   StartPayloadSchema,
+  PlannerFallbackSchema,
+  PlanProvenanceSchema,
   PlanRequestedPayloadSchema,
   PlanDraftedPayloadSchema,
   PlanRejectedPayloadSchema,
@@ -204,6 +218,8 @@ export {
   isFlexEventType,
   type EventPayloadError,
   parseEventPayload,
+  runEvent,
+  type DecidedRunEvent,
 } from './events/event-catalog';
 export { FlexEventFrameSchema, type FlexEventFrame } from './events/event-frame';
 export { runStreamId, capabilityStreamId, runIdFromStreamId, capabilityIdFromStreamId } from './events/stream-ids';

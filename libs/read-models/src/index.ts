@@ -1,7 +1,15 @@
 export { readModelMigrations } from './read-models.migrations';
 export { runsProjection } from './runs.projection';
 export { capabilitiesProjection } from './capabilities.projection';
-export { listRuns, getRunDetail, listCapabilityInstances, type RunSummary, type RunDetail, type CapabilityRow } from './queries';
+export {
+  listRuns,
+  getRunDetail,
+  listCapabilityInstances,
+  type RunSummary,
+  type RunDetail,
+  type PlanVersionView,
+  type CapabilityRow,
+} from './queries';
 export type { ReadModelDatabase } from './read-models.table';
 
 import { capabilitiesProjection } from './capabilities.projection';

@@ -1,4 +1,4 @@
-import type { CapabilityRegistration } from '@flex/contracts';
+import type { CapabilityRegistration, DiagnosticsBundle } from '@flex/contracts';
 import type { Kysely } from 'kysely';
 import type { ReadModelDatabase } from './read-models.table';
 
@@ -9,16 +9,29 @@ export interface RunSummary {
   planVersion: number;
   satisfactionScore: number | null;
   observedSatisfaction: number | null;
-  failure: { code: string; reason: string } | null;
+  /** Why the run failed; `diagnostics` when it failed for planning or proof reasons. */
+  failure: { code: string; reason: string; diagnostics?: DiagnosticsBundle } | null;
   createdAt: string;
   updatedAt: string;
   lastEventType: string;
 }
 
+/** One accepted plan version with the validator's findings and the hash of the registry it was drafted over. */
+export interface PlanVersionView {
+  version: number;
+  planHash: string;
+  status: string;
+  satisfactionScore: number | null;
+  diagnostics: DiagnosticsBundle | null;
+  registryHash: string | null;
+  createdAt: string;
+  plan: unknown;
+}
+
 export interface RunDetail {
   run: RunSummary & { owner: string };
   output: { output: Record<string, unknown>; planVersion: number; completedAt: string } | null;
-  planVersions: Array<{ version: number; planHash: string; status: string; satisfactionScore: number | null; createdAt: string; plan: unknown }>;
+  planVersions: Array<PlanVersionView>;
   nodes: Array<{ nodeId: string; kind: string; capabilityId: string | null; status: string; attempt: number; output: unknown; error: unknown; updatedAt: string }>;
   hitlRequests: Array<{ requestId: string; nodeId: string | null; status: string; rationale: string | null; decision: string | null; createdAt: string }>;
 }
@@ -34,11 +47,16 @@ function toSummary(row: Record<string, any>): RunSummary {
     planVersion: row.plan_version,
     satisfactionScore: row.satisfaction_score,
     observedSatisfaction: row.observed_satisfaction,
-    failure: row.failure_code ? { code: row.failure_code, reason: row.failure_reason } : null,
+    failure: row.failure_code ? failureOf(row) : null,
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
     lastEventType: row.last_event_type,
   };
+}
+
+function failureOf(row: Record<string, any>): NonNullable<RunSummary['failure']> {
+  const diagnostics = row.failure_diagnostics ? json(row.failure_diagnostics) : undefined;
+  return { code: row.failure_code, reason: row.failure_reason, ...(diagnostics ? { diagnostics } : {}) };
 }
 
 /** Newest first; `owner` restricts to one principal's runs (a client sees only its own). */
@@ -62,7 +80,16 @@ export async function getRunDetail(db: Kysely<any>, runId: string): Promise<RunD
   return {
     run: { ...toSummary(row), owner: row.owner },
     output: output ? { output: json(output.output), planVersion: output.plan_version, completedAt: iso(output.completed_at) } : null,
-    planVersions: versions.map((v) => ({ version: v.version, planHash: v.plan_hash, status: v.status, satisfactionScore: v.satisfaction_score, createdAt: iso(v.created_at), plan: json(v.plan) })),
+    planVersions: versions.map((v) => ({
+      version: v.version,
+      planHash: v.plan_hash,
+      status: v.status,
+      satisfactionScore: v.satisfaction_score,
+      diagnostics: v.diagnostics ? json(v.diagnostics) : null,
+      registryHash: v.registry_hash,
+      createdAt: iso(v.created_at),
+      plan: json(v.plan),
+    })),
     nodes: nodes.map((n) => ({ nodeId: n.node_id, kind: n.kind, capabilityId: n.capability_id, status: n.status, attempt: n.attempt, output: json(n.output), error: json(n.error), updatedAt: iso(n.updated_at) })),
     hitlRequests: hitl.map((h) => ({ requestId: h.request_id, nodeId: h.node_id, status: h.status, rationale: h.rationale, decision: h.decision, createdAt: iso(h.created_at) })),
   };

@@ -93,4 +93,12 @@ export const readModelMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  // The validator's findings beside each plan version, and a failed run's last findings (spec 000 §5.9.4).
+  '2026120301_plan_diagnostics': {
+    async up(db: Kysely<any>) {
+      await db.schema.alterTable('plan_versions').addColumn('diagnostics', 'jsonb').execute();
+      await db.schema.alterTable('plan_versions').addColumn('registry_hash', 'text').execute();
+      await db.schema.alterTable('runs').addColumn('failure_diagnostics', 'jsonb').execute();
+    },
+  },
 };

@@ -1,3 +1,4 @@
+import type { DiagnosticsBundle } from '@flex/contracts';
 import type { ColumnType } from 'kysely';
 
 type Json<T = unknown> = ColumnType<T, string, string>;
@@ -14,6 +15,7 @@ export interface RunsTable {
   observed_satisfaction: number | null;
   failure_code: string | null;
   failure_reason: string | null;
+  failure_diagnostics: Json<DiagnosticsBundle> | null;
   created_at: Timestamp;
   updated_at: Timestamp;
   last_position: ColumnType<string | number, number, number>;
@@ -34,6 +36,8 @@ export interface PlanVersionsTable {
   plan_hash: string;
   status: string;
   satisfaction_score: number | null;
+  diagnostics: Json<DiagnosticsBundle> | null;
+  registry_hash: string | null;
   created_at: Timestamp;
 }
 

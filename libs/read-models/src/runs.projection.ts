@@ -1,4 +1,4 @@
-import type { EventPayload, PlanGraph } from '@flex/contracts';
+import type { DiagnosticsBundle, EventPayload, PlanGraph, RegistrySnapshot } from '@flex/contracts';
 import type { Projection, StoredEvent } from '@flex/event-store';
 import type { Kysely, Transaction } from 'kysely';
 import type { ReadModelDatabase } from './read-models.table';
@@ -32,11 +32,11 @@ type Apply = (db: Trx, runId: string, event: StoredEvent) => Promise<void>;
 const APPLY: Record<string, Apply> = {
   plan_generated: async (db, runId, event) => {
     const p = event.payload as EventPayload<'plan_generated'>;
-    await recordPlan(db, runId, p.plan, p.planVersion, p.planHash, p.status, p.satisfactionScore, event.timestamp);
+    await recordPlan(db, runId, { ...p, version: p.planVersion }, event.timestamp);
   },
   plan_updated: async (db, runId, event) => {
     const p = event.payload as EventPayload<'plan_updated'>;
-    await recordPlan(db, runId, p.plan, p.version, p.planHash, 'accepted', null, event.timestamp);
+    await recordPlan(db, runId, p, event.timestamp);
   },
   node_start: async (db, runId, event) => {
     const p = event.payload as EventPayload<'node_start'>;
@@ -97,7 +97,12 @@ const APPLY: Record<string, Apply> = {
   },
   run_failed: async (db, runId, event) => {
     const p = event.payload as EventPayload<'run_failed'>;
-    await db.updateTable('runs').set({ status: 'failed', failure_code: p.code, failure_reason: p.reason }).where('run_id', '=', runId).execute();
+    const diagnostics = p.diagnostics ? JSON.stringify(p.diagnostics) : null;
+    await db
+      .updateTable('runs')
+      .set({ status: 'failed', failure_code: p.code, failure_reason: p.reason, failure_diagnostics: diagnostics })
+      .where('run_id', '=', runId)
+      .execute();
   },
 };
 
@@ -116,6 +121,7 @@ async function insertRun(db: Trx, runId: string, event: StoredEvent): Promise<vo
       observed_satisfaction: null,
       failure_code: null,
       failure_reason: null,
+      failure_diagnostics: null,
       created_at: event.timestamp,
       updated_at: event.timestamp,
       last_position: event.position,
@@ -125,10 +131,31 @@ async function insertRun(db: Trx, runId: string, event: StoredEvent): Promise<vo
     .execute();
 }
 
-async function recordPlan(db: Trx, runId: string, plan: PlanGraph, version: number, hash: string, status: string, score: number | null, at: string) {
+/** What a plan version records: the plan, its hash, the validator's findings and the planner's registry. */
+interface AcceptedPlan {
+  plan: PlanGraph;
+  version: number;
+  planHash: string;
+  diagnostics: DiagnosticsBundle;
+  registry: RegistrySnapshot;
+}
+
+async function recordPlan(db: Trx, runId: string, accepted: AcceptedPlan, at: string) {
+  const { plan, version, diagnostics } = accepted;
+  const score = diagnostics.satisfactionScore;
   await db
     .insertInto('plan_versions')
-    .values({ run_id: runId, version, plan: JSON.stringify(plan), plan_hash: hash, status, satisfaction_score: score, created_at: at })
+    .values({
+      run_id: runId,
+      version,
+      plan: JSON.stringify(plan),
+      plan_hash: accepted.planHash,
+      status: diagnostics.status,
+      satisfaction_score: score,
+      diagnostics: JSON.stringify(diagnostics),
+      registry_hash: accepted.registry.hash,
+      created_at: at,
+    })
     .onConflict((oc) => oc.columns(['run_id', 'version']).doNothing())
     .execute();
   await db.updateTable('runs').set({ status: 'running', plan_version: version, satisfaction_score: score }).where('run_id', '=', runId).execute();

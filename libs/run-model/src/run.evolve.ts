@@ -41,11 +41,11 @@ export function evolveRun(state: RunState, event: StoredEvent): RunState {
     }
     case 'plan_generated': {
       const p = payloadOf(event, 'plan_generated');
-      return withPlan(next, p.plan, p.planVersion, p.satisfactionScore);
+      return withPlan(next, p.plan, p.planVersion, p.diagnostics.satisfactionScore);
     }
     case 'plan_updated': {
       const p = payloadOf(event, 'plan_updated');
-      return withPlan(next, p.plan, p.version, next.satisfactionScore);
+      return withPlan(next, p.plan, p.version, p.diagnostics.satisfactionScore);
     }
     case 'node_start': {
       const p = payloadOf(event, 'node_start');

@@ -12,7 +12,7 @@ const plan: PlanGraph = {
 const base = [
   { type: 'start', payload: { runId: 'r1', envelope: { objective: 'o', inputs: {}, outputContract: { schema: { type: 'object' } } }, normalization: [], owner: { principal: 'p', role: 'client' } } },
   { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } },
-  { type: 'plan_generated', payload: { planVersion: 1, plan, nodes: [], status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [], planHash: 'h', metadata: plan.metadata } },
+  { type: 'plan_generated', payload: { planVersion: 1, plan, nodes: [], diagnostics: { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] }, planHash: 'h', metadata: plan.metadata } },
 ];
 const fold = (...more: Array<{ type: string; payload: unknown }>): RunState => givenEvents('run-r1', [...base, ...more]).reduce(evolveRun, initialRunState());
 const approval = { type: 'hitl_request', payload: { requestId: 'hitl-1', policyId: 'p', rationale: 'r', mode: 'approval', action: { type: 'hitl', rejectAction: { type: 'pause' } } } };

@@ -1,15 +1,26 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { FlexEventContext } from '@flex/bus';
-import type { EventPayload } from '@flex/contracts';
+import { registrySnapshotOf, type EventPayload, type PlannerError, type PlannerOutput } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { evolveRun, initialRunState, runMetadata, type StartedRun } from '@flex/run-model';
-import { activeRegistrations, fetchCapabilitySnapshot, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
-import { decidePlan, type PlanOutcome } from './plan/planner.decide';
+import {
+  activeRegistrations,
+  fetchCapabilitySnapshot,
+  RUNTIME,
+  runCommand,
+  type CapabilitySnapshot,
+  type ServiceRuntime,
+} from '@flex/runtime';
+import { ruleBasedFallback } from './llm/rule-based-fallback';
+import { decidePlan, type Planned, type PlanOutcome } from './plan/planner.decide';
+import type { KnownCapability } from './plan/planner-error.diagnostics';
 import type { Planner, PlannerRequest, ReplanContext } from './plan/planner';
 import { plannerFromConfig } from './plan/planner-registry';
 
 const WORKING_INTERVAL_MS = 5_000;
+
+type PlanRequest = EventPayload<'plan_requested'>;
 
 @Controller()
 export class PlannerHandler {
@@ -22,25 +33,17 @@ export class PlannerHandler {
   /** plan_requested → load the run → draft a plan over the live registry → append plan_drafted (or run_failed). */
   @EventPattern('plan_requested')
   async onPlanRequested(@Payload() event: StoredEvent, @Ctx() ctx?: FlexEventContext): Promise<void> {
-    const { store, messaging, prefix, metrics, clock } = this.runtime;
+    const { store, clock } = this.runtime;
     const history = await store.readStream(event.streamId);
     const state = history.reduce(evolveRun, initialRunState());
     if (state.status === 'none' || state.pendingPlanRequest?.eventId !== event.id) return;
-    const request = event.payload as EventPayload<'plan_requested'>;
-    const replans = history.filter((e) => e.type === 'plan_requested' && (e.payload as EventPayload<'plan_requested'>).reason === 'replan').length;
-    let outcome: PlanOutcome;
-    if (request.reason === 'replan' && replans > this.runtime.config.FLEX_MAX_REPLANS) {
-      outcome = { kind: 'replan_limit', replans, max: this.runtime.config.FLEX_MAX_REPLANS };
-    } else {
-      const snapshot = await fetchCapabilitySnapshot(messaging, prefix);
-      const started = clock.now().getTime();
-      // An LLM call can outlast the ack deadline: keep the delivery ours while the planner works.
-      const heartbeat = setInterval(() => ctx?.getDelivery().working(), WORKING_INTERVAL_MS);
-      const result = await this.planner.plan(plannerRequest(state, request, activeRegistrations(snapshot))).finally(() => clearInterval(heartbeat));
-      metrics.inc('flex.planner.requests', { planner: this.planner.id });
-      metrics.observe('flex.planner.duration_ms', clock.now().getTime() - started, { planner: this.planner.id });
-      outcome = { kind: 'planned', result };
-    }
+    const request = event.payload as PlanRequest;
+    const replans = history.filter(isReplanRequest);
+    const max = this.runtime.config.FLEX_MAX_REPLANS;
+    const outcome: PlanOutcome =
+      request.reason === 'replan' && replans.length > max
+        ? { kind: 'replan_limit', replans: replans.length, max }
+        : await this.draft(state, request, ctx);
     await runCommand({
       store,
       streamId: event.streamId,
@@ -53,21 +56,68 @@ export class PlannerHandler {
       ids: this.runtime.ids,
     });
   }
+
+  /**
+   * Ask the planner over the registry as it is now, and keep that registry with the answer: the
+   * draft records exactly what the planner was given. A request naming a fallback gets the
+   * rule-based planner, whatever is configured.
+   */
+  private async draft(state: StartedRun, request: PlanRequest, ctx?: FlexEventContext): Promise<Planned> {
+    const { messaging, prefix, metrics, clock } = this.runtime;
+    const snapshot = await fetchCapabilitySnapshot(messaging, prefix);
+    const active = activeRegistrations(snapshot);
+    const input = plannerRequest(state, request, active);
+    const plannerId = request.fallback ? request.fallback.planner : this.planner.id;
+    const started = clock.now().getTime();
+    // An LLM call can outlast the ack deadline: keep the delivery ours while the planner works.
+    const heartbeat = setInterval(() => ctx?.getDelivery().working(), WORKING_INTERVAL_MS);
+    const result = await this.plan(input, request).finally(() => clearInterval(heartbeat));
+    metrics.inc('flex.planner.requests', { planner: plannerId });
+    metrics.observe('flex.planner.duration_ms', clock.now().getTime() - started, { planner: plannerId });
+    return { kind: 'planned', result, registry: registrySnapshotOf(active), known: knownOf(snapshot) };
+  }
+
+  private async plan(input: PlannerRequest, request: PlanRequest): Promise<PlannerOutput | PlannerError> {
+    if (!request.fallback) return this.planner.plan(input);
+    return ruleBasedFallback(input, `${request.fallback.reason}: ${request.fallback.message}`);
+  }
 }
 
-function plannerRequest(state: StartedRun, request: EventPayload<'plan_requested'>, capabilities: PlannerRequest['capabilities']): PlannerRequest {
+function isReplanRequest(e: StoredEvent): boolean {
+  return e.type === 'plan_requested' && (e.payload as PlanRequest).reason === 'replan';
+}
+
+function knownOf(snapshot: CapabilitySnapshot): KnownCapability[] {
+  return snapshot.capabilities.map(({ registration, status }) => ({
+    capabilityId: registration.capabilityId,
+    status,
+    outputContract: registration.outputContract,
+  }));
+}
+
+function plannerRequest(
+  state: StartedRun,
+  request: PlanRequest,
+  capabilities: PlannerRequest['capabilities'],
+): PlannerRequest {
   return {
     envelope: state.envelope,
     capabilities,
     planVersion: state.planVersion + 1,
     attempt: request.attempt,
     diagnostics: request.diagnostics ?? (request.reason === 'rejected' ? state.lastDiagnostics : undefined),
-    replan: request.replan && state.plan ? replanContext(state, request.replan) : undefined,
+    replan: request.replan && state.plan ? replanContext(state, state.plan, request.replan) : undefined,
   };
 }
 
-function replanContext(state: StartedRun, replan: NonNullable<EventPayload<'plan_requested'>['replan']>): ReplanContext {
+function replanContext(
+  state: StartedRun,
+  previousPlan: NonNullable<StartedRun['plan']>,
+  replan: NonNullable<PlanRequest['replan']>,
+): ReplanContext {
   const completed: Record<string, Record<string, unknown>> = {};
-  for (const [nodeId, node] of Object.entries(state.nodes)) if (node.status === 'completed') completed[nodeId] = node.output ?? {};
-  return { trigger: replan.trigger, previousVersion: replan.previousVersion, previousPlan: state.plan!, completed };
+  for (const [nodeId, node] of Object.entries(state.nodes)) {
+    if (node.status === 'completed') completed[nodeId] = node.output ?? {};
+  }
+  return { trigger: replan.trigger, previousVersion: replan.previousVersion, previousPlan, completed };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '@flex/runtime';
+import { PlanGeneratedPayloadSchema, PlanRejectedPayloadSchema, registrySnapshotOf } from '@flex/contracts';
+import { activeRegistrations, fetchCapabilitySnapshot, loadConfig } from '@flex/runtime';
 import { FlexClient, type Frame } from '@flex/testing';
 import { startEmbedded, type EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
 
@@ -31,14 +32,21 @@ describe('plan → proof → run (embedded)', () => {
     expect(result.status).toBe(200);
     const planning = types(result.frames).filter((t) => t.startsWith('plan_'));
     expect(planning).toEqual(['plan_requested', 'plan_rejected', 'plan_requested', 'plan_generated']);
-    expect(payloadOf(result.frames, 'plan_rejected')).toMatchObject({
+    const rejected = PlanRejectedPayloadSchema.parse(payloadOf(result.frames, 'plan_rejected'));
+    expect(rejected).toMatchObject({
       attempt: 1,
+      metadata: { plannerId: 'rule-based' },
       diagnostics: { status: 'rejected', failures: [{ cause: 'schema_incompatible', constraintId: 'policy.variantCount', constraint: 'variantCount 3 exceeds copyVariants.maxItems 2' }] },
     });
+    expect(rejected.diagnostics.satisfactionScore).toBeLessThan(1);
     const second = result.frames.filter((f) => f.type === 'plan_requested')[1];
     expect(second.payload).toMatchObject({ attempt: 2, reason: 'rejected', diagnostics: { status: 'rejected' } });
-    const generated = payloadOf(result.frames, 'plan_generated');
-    expect(generated).toMatchObject({ planVersion: 1, status: 'accepted' });
+    const generated = PlanGeneratedPayloadSchema.parse(payloadOf(result.frames, 'plan_generated'));
+    expect(generated).toMatchObject({ planVersion: 1, diagnostics: { status: 'accepted', satisfactionScore: 1 } });
+    // Both drafts name the registry the planner was given: the live one, as a replay can check.
+    const live = registrySnapshotOf(activeRegistrations(await fetchCapabilitySnapshot(flex.runtime.messaging, flex.runtime.prefix)));
+    expect(rejected.registry).toEqual(live);
+    expect(generated.registry).toEqual(live);
     expect(generated.nodes.filter((n: { kind: string }) => n.kind === 'branch')).toHaveLength(2);
     expect(types(result.frames).at(-1)).toBe('complete');
     expect(payloadOf(result.frames, 'complete').output.copyVariants).toHaveLength(2);
@@ -53,7 +61,11 @@ describe('plan → proof → run (embedded)', () => {
     ];
     const result = await client.runStream(envelope);
     const generated = payloadOf(result.frames, 'plan_generated');
-    expect(generated).toMatchObject({ status: 'accepted_with_findings', satisfactionScore: 1, failures: [], warnings: [], infos: [{ cause: 'advisory', constraintId: 'tone_hint' }] });
+    expect(generated.diagnostics).toMatchObject({ status: 'accepted_with_findings', satisfactionScore: 1, failures: [], warnings: [], infos: [{ cause: 'advisory', constraintId: 'tone_hint' }] });
+    const detail = await client.json('GET', `/api/v1/flex/runs/${result.runId}`);
+    expect(detail.body.planVersions).toEqual([
+      expect.objectContaining({ version: 1, status: 'accepted_with_findings', satisfactionScore: 1, diagnostics: generated.diagnostics, registryHash: generated.registry.hash }),
+    ]);
     expect(generated.nodes.find((n: { enforces: string[] }) => n.enforces.includes('min_qa'))).toMatchObject({ kind: 'validation' });
     expect(types(result.frames).at(-1)).toBe('complete');
     expect(payloadOf(result.frames, 'complete')).toMatchObject({ satisfactionScore: 1, observedSatisfaction: 1 });

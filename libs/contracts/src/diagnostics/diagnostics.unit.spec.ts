@@ -1,5 +1,11 @@
 import { DecisionContractSchema } from './decision-contract';
-import { DiagnosticsBundleSchema, deriveDiagnosticsStatus } from './diagnostics-bundle';
+import {
+  AcceptedDiagnosticsBundleSchema,
+  bundleDiagnostics,
+  DiagnosticsBundleSchema,
+  deriveDiagnosticsStatus,
+  RejectedDiagnosticsBundleSchema,
+} from './diagnostics-bundle';
 import { PlanDiagnosticSchema, type PlanDiagnostic } from './plan-diagnostic';
 
 const d = (severity: PlanDiagnostic['severity'], status: PlanDiagnostic['status'], cause: PlanDiagnostic['cause'] = 'missing_producer'): PlanDiagnostic => ({
@@ -35,9 +41,31 @@ describe('DiagnosticsBundleSchema', () => {
     ['a soft diagnostic among failures', { failures: [d('soft', 'satisfied')], status: 'accepted_with_findings' }, ['failures.0.severity']],
     ['a score above 1', { satisfactionScore: 1.5 }, ['satisfactionScore']],
     ['an unknown cause', { infos: [{ ...d('informational', 'unknown'), cause: 'vibes' }] }, ['infos.0.cause']],
-    ['an unknown field', { verdict: 'ok' }, ['']],
+    ['an unknown field', { verdit: 'proven' }, ['']],
+    ['a verdict outside the three values', { verdict: 'ok' }, ['verdict']],
+    ['a rejection scored 1', { status: 'rejected', failures: [d('hard', 'unsatisfied')], satisfactionScore: 1 }, ['satisfactionScore']],
   ])('refuses %s', (_name, patch, paths) => {
     expect(DiagnosticsBundleSchema.safeParse({ ...bundle, ...patch }).error?.issues.map((i) => i.path.join('.'))).toEqual(paths);
+  });
+
+  it.each(['proven', 'refuted', 'unknown'])('carries the proof verdict %s', (verdict) => {
+    expect(DiagnosticsBundleSchema.parse({ ...bundle, verdict })).toEqual({ ...bundle, verdict });
+  });
+
+  it('splits accepted from rejected bundles', () => {
+    const rejected = { ...bundle, status: 'rejected', satisfactionScore: 0, failures: [d('hard', 'unsatisfied')] };
+    expect(AcceptedDiagnosticsBundleSchema.safeParse(bundle).success).toBe(true);
+    expect(AcceptedDiagnosticsBundleSchema.safeParse(rejected).success).toBe(false);
+    expect(RejectedDiagnosticsBundleSchema.safeParse(rejected).success).toBe(true);
+    expect(RejectedDiagnosticsBundleSchema.safeParse(bundle).error?.issues.map((i) => i.path.join('.'))).toEqual(['status']);
+  });
+
+  it('builds a bundle from merged diagnostics: buckets by severity, status by the merge rule', () => {
+    const list = [d('hard', 'unsatisfied'), d('soft', 'unsatisfied', 'unsatisfied_soft'), d('informational', 'unknown', 'advisory')];
+    const built = bundleDiagnostics(list, 0.25, 'refuted');
+    expect(built).toEqual({ status: 'rejected', satisfactionScore: 0.25, verdict: 'refuted', failures: [list[0]], warnings: [list[1]], infos: [list[2]] });
+    expect(DiagnosticsBundleSchema.parse(built)).toEqual(built);
+    expect(bundleDiagnostics([], 1)).toEqual({ status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] });
   });
 
   it('keeps the exact field names of spec 000 §5.9.3', () => {

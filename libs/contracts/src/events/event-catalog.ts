@@ -94,3 +94,14 @@ export function parseEventPayload(type: string, payload: unknown): Result<unknow
   const issues = zodIssuesToValidationIssues(parsed.error.issues);
   return err({ code: 'INVALID_EVENT_PAYLOAD', message: `invalid ${type} payload: ${issues.map((i) => `${i.path || '(payload)'}: ${i.message}`).join('; ')}`, issues });
 }
+
+/** An event as a decider returns it: its type and the payload its producer wrote. */
+export type DecidedRunEvent<T extends FlexEventType> = { type: T; payload: EventPayloadInput<T> };
+
+/**
+ * A run event as a decider returns it, its payload checked against its type at compile time (the
+ * store takes any payload; this is where a producer finds out it wrote the wrong shape).
+ */
+export function runEvent<T extends FlexEventType>(type: T, payload: EventPayloadInput<T>): DecidedRunEvent<T> {
+  return { type, payload };
+}

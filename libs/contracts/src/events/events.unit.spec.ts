@@ -1,6 +1,7 @@
 import { contentHash } from '../canonical/canonical-json';
 import type { PlanGraph } from '../plan/plan-graph';
 import { summarizePlan } from '../plan/plan-node-summary';
+import { registrySnapshotOf } from '../planner/registry-snapshot';
 import {
   CAPABILITY_EVENT_TYPES, EVENT_PAYLOAD_SCHEMAS, INTERNAL_EVENT_TYPES, parseEventPayload, RUN_EVENT_TYPES, TERMINAL_EVENT_TYPES,
   type EventPayloadInput, type FlexEventType,
@@ -16,8 +17,11 @@ const plan = (planVersion: number): PlanGraph => ({
   metadata: { plannerId: 'rule-based', plannerVersion: '1.0.0', determinism: 'full', inputHash: hash },
 });
 const rejected = { status: 'rejected', satisfactionScore: 0, failures: [{ severity: 'hard', status: 'unsatisfied', cause: 'missing_producer', constraintId: 'two' }], warnings: [], infos: [] };
+const accepted = { status: 'accepted', satisfactionScore: 1, verdict: 'proven', failures: [], warnings: [], infos: [] };
+const provenance = { plannerId: 'rule-based', plannerVersion: '1.0.0', determinism: 'full', inputHash: hash } as const;
 const deny = { result: 'DENY', reason: 'low_quality: score below 0.6', severity: 'hard' };
 const registration = { capabilityId: 'writer.en', agentType: 'ai', version: '1', displayName: 'Writer', summary: 'Writes', inputContract: ['writerBrief'], outputContract: ['copyVariants'] };
+const registry = registrySnapshotOf([registration as never]);
 
 /** One valid payload per event type. */
 const SAMPLES: { [T in FlexEventType]: EventPayloadInput<T> } = {
@@ -27,14 +31,17 @@ const SAMPLES: { [T in FlexEventType]: EventPayloadInput<T> } = {
     normalization: [{ path: 'outputContract.mode', from: 'json_schema', note: 'dropped' }],
     owner: { principal: 'token:abc', role: 'client' },
   },
-  plan_requested: { attempt: 2, reason: 'rejected', policyKeys: ['planner.topology'], capabilitySnapshot: { count: 1, capabilityIds: ['writer.en'], hash }, diagnostics: rejected as never },
-  plan_drafted: { attempt: 1, plan: plan(1), planHash: hash, plannerError: { code: 'PLANNER_TIMEOUT', message: 'llm timed out', retryable: true, details: {} } },
-  plan_rejected: { attempt: 1, diagnostics: rejected as never },
-  plan_generated: {
-    planVersion: 1, plan: plan(1), nodes: summarizePlan(plan(1)), status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [], planHash: hash,
-    metadata: { plannerId: 'rule-based', plannerVersion: '1.0.0', determinism: 'full', inputHash: hash },
+  plan_requested: {
+    attempt: 4, reason: 'rejected', policyKeys: ['planner.topology'], diagnostics: rejected as never,
+    fallback: { planner: 'rule-based', from: 'llm', reason: 'drafts_rejected', message: 'the llm planner drafts were rejected 3 time(s)' },
   },
-  plan_updated: { previousVersion: 1, version: 2, plan: plan(2), nodes: summarizePlan(plan(2)), trigger: { policyId: 'low_quality' }, planHash: hash },
+  plan_drafted: { attempt: 1, plan: plan(1), planHash: hash, registry, plannerError: { code: 'PLANNER_TIMEOUT', message: 'llm timed out', retryable: true, details: {} } },
+  plan_rejected: { attempt: 1, planHash: hash, metadata: { ...provenance, fallbackReason: 'PLANNER_TIMEOUT: no answer' }, registry, diagnostics: rejected as never },
+  plan_generated: { planVersion: 1, plan: plan(1), nodes: summarizePlan(plan(1)), planHash: hash, metadata: provenance, registry, diagnostics: accepted as never },
+  plan_updated: {
+    previousVersion: 1, version: 2, plan: plan(2), nodes: summarizePlan(plan(2)), trigger: { policyId: 'low_quality' }, planHash: hash, registry,
+    diagnostics: { ...accepted, status: 'accepted_with_findings', verdict: 'unknown', infos: [{ severity: 'informational', status: 'unknown', cause: 'advisory' }] } as never,
+  },
   node_start: { nodeId: 'write', capabilityId: 'writer.en', kind: 'execution', attempt: 1, idempotencyKey: 'run-1:write:1' },
   node_complete: { nodeId: 'write', attempt: 1, output: { copyVariants: [] }, durationMs: 12.5, facetProvenance: [{ facet: 'copyVariants', direction: 'output', pointer: '/properties/copyVariants' }], usage: { tokens: 120, costCents: 0.4, model: 'gpt-x' } },
   node_error: { nodeId: 'write', attempt: 1, error: { code: 'invalid_output', message: 'bad', retryable: true }, willRetry: true, retryInMs: 500 },
@@ -46,7 +53,7 @@ const SAMPLES: { [T in FlexEventType]: EventPayloadInput<T> } = {
   run_resumed: { expectedPlanVersion: 2, resumedBy: 'alice' },
   custom_event: { event: 'qa_low', payload: { score: 0.4 }, policyId: 'low_quality' },
   complete: { output: { copyVariants: [] }, planVersion: 2, satisfactionScore: 1, observedSatisfaction: 0.5 },
-  run_failed: { code: 'plan_attempts_exhausted', reason: 'no acceptable plan after 3 attempts', diagnostics: rejected as never },
+  run_failed: { code: 'plan_rejected', reason: 'no acceptable plan after 3 attempts', diagnostics: rejected as never, registry },
   log: { level: 'info', message: 'hello', data: { n: 1 } },
   capability_registered: { registration: registration as never, instanceId: 'writer-1', registeredAt: '2025-03-02T10:00:00.000Z' },
   capability_status_changed: { capabilityId: 'writer.en', instanceId: 'writer-1', status: 'inactive', reason: 'heartbeat missed' },
@@ -70,7 +77,14 @@ describe('event payloads', () => {
     ['node_error', { willRetry: false, retryInMs: 5 }, 'retryInMs', 'invalid_value'],
     ['plan_rejected', { diagnostics: { ...rejected, status: 'accepted', failures: [] } }, 'diagnostics.status', 'invalid_value'],
     ['plan_requested', { diagnostics: { ...rejected, status: 'accepted' } }, 'diagnostics.status', 'inconsistent_status'],
-    ['plan_generated', { status: 'rejected' }, 'status', 'invalid_value'],
+    ['plan_generated', { diagnostics: rejected }, 'diagnostics.status', 'invalid_value'],
+    ['plan_generated', { diagnostics: { ...accepted, verdict: 'maybe' } }, 'diagnostics.verdict', 'invalid_value'],
+    ['plan_updated', { diagnostics: undefined }, 'diagnostics', 'required'],
+    ['plan_rejected', { diagnostics: { ...rejected, satisfactionScore: 1 } }, 'diagnostics.satisfactionScore', 'inconsistent_score'],
+    ['plan_drafted', { registry: { ...registry, hash } }, 'registry.hash', 'hash_mismatch'],
+    ['plan_drafted', { registry: undefined }, 'registry', 'required'],
+    ['run_failed', { diagnostics: accepted }, 'diagnostics.status', 'invalid_value'],
+    ['plan_requested', { capabilitySnapshot: { count: 1 } }, 'capabilitySnapshot', 'unknown_field'],
     ['plan_generated', { planVersion: 2 }, 'plan.planVersion', 'invalid_value'],
     ['plan_updated', { previousVersion: 2 }, 'version', 'invalid_value'],
     ['policy_triggered', { action: { type: 'goto' } }, 'action.type', 'invalid_value'],

@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { HitlDecisionSchema } from '../api/api-requests';
 import { DecisionContractSchema } from '../diagnostics/decision-contract';
-import { DiagnosticsBundleSchema } from '../diagnostics/diagnostics-bundle';
+import { RejectedDiagnosticsBundleSchema } from '../diagnostics/diagnostics-bundle';
 import { ActionSchema } from '../envelope/action';
 import { PlanNodeKindSchema } from '../plan/plan-node-kind';
 import { FacetProvenanceSchema } from '../plan/plan-node';
+import { RegistrySnapshotSchema } from '../planner/registry-snapshot';
 import { AttemptSchema, IdentifierSchema, LongTextSchema, PlanVersionSchema, ShortTextSchema, UnitScoreSchema } from '../shared/identifiers';
 import { JsonObjectSchema, JsonValueSchema } from '../shared/json';
 
@@ -37,13 +38,23 @@ export const NodeErrorPayloadSchema = z
     error: z.strictObject({ code: z.string().min(1).max(200), message: z.string().max(8_000), retryable: z.boolean() }),
     willRetry: z.boolean(),
     retryInMs: z.int().min(0).optional(),
+    /**
+     * Completed nodes downstream of this one that must run again: the node had completed and is
+     * being repaired (the final output blamed it), so what it hands them will change.
+     */
+    reopens: z.array(IdentifierSchema).max(500).optional(),
   })
   .refine((p) => p.willRetry || p.retryInMs === undefined, { error: 'retryInMs only accompanies willRetry', path: ['retryInMs'] });
 
-/** `validation_error`: a schema check failed; `scope` says which boundary. */
+/**
+ * `validation_error`: a schema check failed; `scope` says which boundary. For `final_output`,
+ * `nodeId` is the node the errors are blamed on (the one repaired), absent when none can be.
+ */
 export const ValidationErrorPayloadSchema = z.strictObject({
   scope: z.enum(['envelope', 'capability_input', 'capability_output', 'final_output']),
   nodeId: IdentifierSchema.optional(),
+  /** The node attempt the errors are about (what a retry of that node is told to fix). */
+  attempt: AttemptSchema.optional(),
   errors: z
     .array(z.strictObject({ path: z.string(), keyword: z.string().optional(), message: z.string(), facet: z.string().optional() }))
     .min(1),
@@ -99,11 +110,16 @@ export const CompletePayloadSchema = z.strictObject({
   observedSatisfaction: UnitScoreSchema.optional(),
 });
 
-/** `run_failed`: the run ended without output; `code` is stable, `reason` readable. */
+/**
+ * `run_failed`: the run ended without output; `code` is stable, `reason` readable. A run that fails
+ * for planning or proof reasons carries the last `diagnostics` (status `rejected`: its failures name
+ * what is missing); one the planner failed also carries the `registry` the planner saw.
+ */
 export const RunFailedPayloadSchema = z.strictObject({
   code: z.string().min(1).max(200),
   reason: z.string().min(1).max(8_000),
-  diagnostics: DiagnosticsBundleSchema.optional(),
+  diagnostics: RejectedDiagnosticsBundleSchema.optional(),
+  registry: RegistrySnapshotSchema.optional(),
   nodeId: IdentifierSchema.optional(),
 });
 

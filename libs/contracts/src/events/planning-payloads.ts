@@ -1,10 +1,15 @@
 import { z } from 'zod';
-import { DiagnosticsBundleFields, DiagnosticsBundleSchema, checkDiagnosticsBundle } from '../diagnostics/diagnostics-bundle';
+import {
+  AcceptedDiagnosticsBundleSchema,
+  DiagnosticsBundleSchema,
+  RejectedDiagnosticsBundleSchema,
+} from '../diagnostics/diagnostics-bundle';
 import { TaskEnvelopeSchema } from '../envelope/task-envelope';
 import { NormalizationChangeSchema } from '../normalizer/validation-issue';
 import { PlanGraphSchema, PlanMetadataSchema } from '../plan/plan-graph';
 import { PlanNodeSummarySchema } from '../plan/plan-node-summary';
 import { PlannerErrorSchema } from '../planner/planner-io';
+import { RegistrySnapshotSchema } from '../planner/registry-snapshot';
 import { AttemptSchema, IdentifierSchema, PlanVersionSchema, Sha256HexSchema, ShortTextSchema } from '../shared/identifiers';
 import { JsonObjectSchema } from '../shared/json';
 
@@ -23,46 +28,73 @@ export const StartPayloadSchema = z.strictObject({
   owner: z.strictObject({ principal: ShortTextSchema, role: PrincipalRoleSchema }),
 });
 
+/**
+ * Why the validator asks for the rule-based planner's draft: the configured planner (`from`) had
+ * its drafts rejected up to the attempt limit, so the run gets one deterministic draft before it
+ * fails (DESIGN §5.2: the rule-based draft is the LLM planner's fallback).
+ */
+export const PlannerFallbackSchema = z.strictObject({
+  planner: z.literal('rule-based'),
+  from: IdentifierSchema,
+  reason: z.enum(['drafts_rejected']),
+  message: z.string().min(1).max(4_000),
+});
+
 /** `plan_requested`: the planner is asked for a draft (first attempt, after a rejection, or a replan). */
 export const PlanRequestedPayloadSchema = z.strictObject({
   attempt: AttemptSchema,
   reason: z.enum(['initial', 'rejected', 'replan']),
   policyKeys: z.array(z.string()),
-  capabilitySnapshot: z
-    .strictObject({ count: z.int().min(0), capabilityIds: z.array(IdentifierSchema), hash: Sha256HexSchema })
-    .optional(),
   diagnostics: DiagnosticsBundleSchema.optional(),
+  /** Set when this attempt must use the rule-based planner, and why. */
+  fallback: PlannerFallbackSchema.optional(),
   replan: z
     .strictObject({ trigger: JsonObjectSchema, previousVersion: PlanVersionSchema, completedNodeIds: z.array(IdentifierSchema) })
     .optional(),
 });
 
-/** `plan_drafted` (internal, planner → validator): a draft and its hash; `plannerError` when it is a fallback draft. */
+/**
+ * `plan_drafted` (internal, planner → validator): a draft, its hash and the registry the planner
+ * drafted over; `plannerError` when it is a fallback draft.
+ */
 export const PlanDraftedPayloadSchema = z.strictObject({
   attempt: AttemptSchema,
   plan: PlanGraphSchema,
   planHash: Sha256HexSchema,
+  registry: RegistrySnapshotSchema,
   plannerError: PlannerErrorSchema.optional(),
 });
 
-/** `plan_rejected`: the validator refused the draft; the diagnostics say why. */
-export const PlanRejectedPayloadSchema = z.strictObject({
-  attempt: AttemptSchema,
-  diagnostics: DiagnosticsBundleSchema.refine((d) => d.status === 'rejected', { error: 'a rejected plan has status "rejected"', path: ['status'] }),
+/** Who drafted a plan (spec 004): planner id, version, determinism, input hash, and why a fallback drafted it. */
+export const PlanProvenanceSchema = PlanMetadataSchema.pick({
+  plannerId: true,
+  plannerVersion: true,
+  determinism: true,
+  inputHash: true,
+  resumed: true,
+  fallbackReason: true,
 });
 
-/** `plan_generated`: the first accepted plan, its trimmed nodes and the validator's findings. */
+/** `plan_rejected`: the validator refused the draft; the diagnostics say why, `registry` what the planner saw. */
+export const PlanRejectedPayloadSchema = z.strictObject({
+  attempt: AttemptSchema,
+  planHash: Sha256HexSchema,
+  metadata: PlanProvenanceSchema,
+  registry: RegistrySnapshotSchema,
+  diagnostics: RejectedDiagnosticsBundleSchema,
+});
+
+/** `plan_generated`: the first accepted plan, its trimmed nodes, the findings and the planner's registry. */
 export const PlanGeneratedPayloadSchema = z
   .strictObject({
     planVersion: PlanVersionSchema,
     plan: PlanGraphSchema,
     nodes: z.array(PlanNodeSummarySchema),
-    ...DiagnosticsBundleFields,
-    status: z.enum(['accepted', 'accepted_with_findings']),
     planHash: Sha256HexSchema,
-    metadata: PlanMetadataSchema.pick({ plannerId: true, plannerVersion: true, determinism: true, inputHash: true, resumed: true }),
+    metadata: PlanProvenanceSchema,
+    registry: RegistrySnapshotSchema,
+    diagnostics: AcceptedDiagnosticsBundleSchema,
   })
-  .superRefine(checkDiagnosticsBundle)
   .refine((p) => p.plan.planVersion === p.planVersion, { error: 'plan.planVersion must equal planVersion', path: ['plan', 'planVersion'] });
 
 /** `plan_updated`: a replan produced a new validated version; completed nodes keep their outputs. */
@@ -74,12 +106,9 @@ export const PlanUpdatedPayloadSchema = z
     nodes: z.array(PlanNodeSummarySchema),
     trigger: JsonObjectSchema,
     planHash: Sha256HexSchema,
+    registry: RegistrySnapshotSchema,
     /** The validator's findings on the new version (spec 000 §5.9.4), as in `plan_generated`. */
-    status: z.enum(['accepted', 'accepted_with_findings']).optional(),
-    satisfactionScore: DiagnosticsBundleFields.satisfactionScore.optional(),
-    failures: DiagnosticsBundleFields.failures.optional(),
-    warnings: DiagnosticsBundleFields.warnings.optional(),
-    infos: DiagnosticsBundleFields.infos.optional(),
+    diagnostics: AcceptedDiagnosticsBundleSchema,
   })
   .refine((p) => p.version > p.previousVersion, { error: 'version must be above previousVersion', path: ['version'] })
   .refine((p) => p.plan.planVersion === p.version, { error: 'plan.planVersion must equal version', path: ['plan', 'planVersion'] });

@@ -34,7 +34,7 @@ const history = (...more: Array<{ type: string; payload: unknown }>) =>
   givenEvents('run-r1', [
     { type: 'start', payload: { runId: 'r1', envelope, normalization: [], owner: { principal: 'tok_a', role: 'client' } } },
     { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } },
-    { type: 'plan_generated', payload: { planVersion: 1, plan, nodes: [], status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [], planHash: 'h', metadata: plan.metadata } },
+    { type: 'plan_generated', payload: { planVersion: 1, plan, nodes: [], diagnostics: { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] }, planHash: 'h', metadata: plan.metadata } },
     ...more,
   ]).reduce(evolveRun, initialRunState());
 

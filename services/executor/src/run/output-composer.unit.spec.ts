@@ -24,7 +24,7 @@ function finishedRun(constraints: ConstraintSpec[], outputs: { copyVariants: unk
   const qaFindings = { overallScore: outputs.overallScore, scores: {}, issues: [], overallStatus: 'pass' };
   const events = givenEvents('run-c1', [
     { type: 'start', payload: { runId: 'c1', envelope: normalized.envelope, normalization: [], owner: { principal: 'p', role: 'client' } } },
-    { type: 'plan_generated', payload: { planVersion: 1, plan, nodes: [], status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [], planHash: 'b'.repeat(64), metadata: plan.metadata } },
+    { type: 'plan_generated', payload: { planVersion: 1, plan, nodes: [], diagnostics: { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] }, planHash: 'b'.repeat(64), metadata: plan.metadata } },
     { type: 'node_start', payload: { nodeId: 'execution-1', kind: 'execution', attempt: 1, idempotencyKey: 'k1' } },
     { type: 'node_complete', payload: { nodeId: 'execution-1', kind: 'execution', attempt: 1, output: { copyVariants: outputs.copyVariants }, durationMs: 1 } },
     { type: 'node_start', payload: { nodeId: 'validation-1', kind: 'validation', attempt: 1, idempotencyKey: 'k2' } },

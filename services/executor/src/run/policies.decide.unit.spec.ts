@@ -129,7 +129,7 @@ describe('executor: runtime policies (given events, when a trigger, then events)
     const state = given([lowQa], ...qaDone(0.4));
     const replan = decideOnEvent(state, [{ kind: 'onNodeComplete', nodeId: 'validation-1', eventId: lastId(state) }], now, { limits }).events;
     const v2 = { ...plan, planVersion: 2, nodes: [...plan.nodes.filter((n) => n.id !== 'validation-1'), { id: 'validation-2', kind: 'validation' as const, label: 'QA again', capabilityId: 'Q.review', inputFacets: ['copyVariants'], outputFacets: ['qaFindings'] }], edges: [...plan.edges.filter((e) => e.to !== 'validation-1'), { from: 'execution-1', to: 'validation-2' }] };
-    const updated = given([lowQa], ...qaDone(0.4), ...replan.map((e) => ({ type: e.type, payload: e.payload })), { type: 'plan_updated', payload: { previousVersion: 1, version: 2, plan: v2, nodes: [], trigger: {}, planHash: 'h'.repeat(64) } });
+    const updated = given([lowQa], ...qaDone(0.4), ...replan.map((e) => ({ type: e.type, payload: e.payload })), { type: 'plan_updated', payload: { previousVersion: 1, version: 2, plan: v2, nodes: [], trigger: {}, planHash: 'h'.repeat(64), diagnostics: { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] } } });
     const { events } = decideOnEvent(updated, [], now, { limits });
     expect(events).toEqual([{ type: 'node_start', payload: { nodeId: 'validation-2', capabilityId: 'Q.review', kind: 'validation', attempt: 1, idempotencyKey: 'r1:validation-2:1' } }]);
     expect(updated.status !== 'none' && updated.nodes['execution-1']).toMatchObject({ status: 'completed', output: { copyVariants: expect.any(Array) } });

@@ -45,7 +45,7 @@ export function runEvents(runtime: RuntimePolicy[], ...more: Given[]): Given[] {
   return [
     { type: 'start', payload: { runId: 'r1', envelope: envelopeWith(runtime), normalization: [], owner: { principal: 'tok_a', role: 'client' } } },
     { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } },
-    { type: 'plan_generated', payload: { planVersion: 1, plan, nodes: [], status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [], planHash: 'h'.repeat(64), metadata: plan.metadata } },
+    { type: 'plan_generated', payload: { planVersion: 1, plan, nodes: [], diagnostics: { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] }, planHash: 'h'.repeat(64), metadata: plan.metadata } },
     ...more,
   ];
 }

@@ -1,11 +1,11 @@
 import type { PlannerError, PlannerOutput } from '@flex/contracts';
 import { matchesAny } from '../plan/capability-scoring';
 import { isPlannerError, plannerError, plannerOutput, type Planner, type PlannerRequest } from '../plan/planner';
-import { planRuleBased } from '../plan/rule-based.planner';
 import { chatCompletion, type ChatMessage, type ChatResult } from './chat-client';
 import { compileLlmPlan } from './llm-plan.compiler';
 import { LLM_PLAN_RESPONSE_FORMAT, LlmPlanSchema } from './llm-plan.schema';
 import { planningMessages, repairMessage } from './prompt';
+import { ruleBasedFallback } from './rule-based-fallback';
 
 export const LLM_PLANNER = { id: 'llm', version: '1.0.0', mode: 'structural' as const, perTokenCents: 0.003 };
 
@@ -96,10 +96,10 @@ export class LlmPlanner implements Planner {
 
   /** The rule-based draft for the same request, marked with why the LLM's was not used. */
   private fallback(request: PlannerRequest, failure: Failure, tokens: { input: number; output: number }): PlannerOutput | PlannerError {
-    const draft = planRuleBased(request);
+    const draft = ruleBasedFallback(request, `${failure.code}: ${failure.reason}`);
     if (isPlannerError(draft)) return draft;
-    const reason = `${failure.code}: ${failure.reason}`.slice(0, 500);
-    const plan = { ...draft.plan, metadata: { ...draft.plan.metadata, fallbackReason: reason, model: this.options.model.slice(0, 500), tokens, costCents: costCents(tokens) } };
+    const spent = { model: this.options.model.slice(0, 500), tokens, costCents: costCents(tokens) };
+    const plan = { ...draft.plan, metadata: { ...draft.plan.metadata, ...spent } };
     const error = plannerError(failure.code, failure.reason, { fallback: 'rule-based' }, failure.retryable);
     return plannerOutput(plan, { ...draft.metadata, plannerError: error });
   }

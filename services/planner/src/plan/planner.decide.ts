@@ -1,37 +1,58 @@
-import type { PlannerError, PlannerOutput } from '@flex/contracts';
+import {
+  PlannerErrorSchema,
+  runEvent,
+  type PlannerError,
+  type PlannerOutput,
+  type RegistrySnapshot,
+} from '@flex/contracts';
 import type { DecidedEvent } from '@flex/runtime';
-import { isTerminal, type RunState } from '@flex/run-model';
+import { isTerminal, type RunState, type StartedRun } from '@flex/run-model';
 import { isPlannerError } from './planner';
+import { plannerErrorDiagnostics, type KnownCapability } from './planner-error.diagnostics';
 import { planHash } from './planner-input';
 
+/** The planner's answer to one request, with the registry it drafted over. */
+export interface Planned {
+  kind: 'planned';
+  result: PlannerOutput | PlannerError;
+  /** What the planner was given: every active capability (see `registrySnapshotOf`). */
+  registry: RegistrySnapshot;
+  /** Every capability the registry knows, with its status, for the suggestions of a failure. */
+  known?: readonly KnownCapability[];
+}
+
 /** What the adapter learned for one plan request: the planner's answer, or that the replan budget is spent. */
-export type PlanOutcome = { kind: 'planned'; result: PlannerOutput | PlannerError } | { kind: 'replan_limit'; replans: number; max: number };
+export type PlanOutcome = Planned | { kind: 'replan_limit'; replans: number; max: number };
 
 /**
- * React to one plan request: a draft for the validator, or a failed run when the planner says the
- * goal cannot be planned or the run has used up its replans. A request that is no longer the
- * pending one decides nothing (duplicate delivery, or a later attempt already superseded it).
+ * React to one plan request: a draft for the validator, recorded with the registry the planner saw;
+ * or a failed run when the planner says the goal cannot be planned (with a diagnostics bundle naming
+ * what is missing) or the run has used up its replans. A request that is no longer the pending one
+ * decides nothing (duplicate delivery, or a later attempt already superseded it).
  */
 export function decidePlan(state: RunState, requestEventId: string, outcome: PlanOutcome): DecidedEvent[] {
   if (state.status === 'none' || isTerminal(state)) return [];
   if (state.pendingPlanRequest?.eventId !== requestEventId) return [];
   if (outcome.kind === 'replan_limit') {
-    return [{ type: 'run_failed', payload: { code: 'replan_limit', reason: `replan ${outcome.replans} refused: a run may replan at most ${outcome.max} time(s) (FLEX_MAX_REPLANS)` } }];
+    const { replans, max } = outcome;
+    const reason = `replan ${replans} refused: a run may replan at most ${max} time(s) (FLEX_MAX_REPLANS)`;
+    return [runEvent('run_failed', { code: 'replan_limit', reason })];
   }
-  const { result } = outcome;
+  return [drafted(state, state.pendingPlanRequest.attempt, outcome)];
+}
+
+function drafted(state: StartedRun, attempt: number, { result, registry, known }: Planned): DecidedEvent {
   if (isPlannerError(result)) {
-    return [{ type: 'run_failed', payload: { code: result.code, reason: `planner: ${result.message}`.slice(0, 8_000) } }];
+    const diagnostics = plannerErrorDiagnostics(result, state.envelope, known);
+    const reason = `planner: ${result.message}`.slice(0, 8_000);
+    return runEvent('run_failed', { code: result.code, reason, diagnostics, registry });
   }
-  const fallbackError = result.metadata.plannerError as PlannerError | undefined;
-  return [
-    {
-      type: 'plan_drafted',
-      payload: {
-        attempt: state.pendingPlanRequest.attempt,
-        plan: result.plan,
-        planHash: planHash(result.plan),
-        ...(fallbackError ? { plannerError: fallbackError } : {}),
-      },
-    },
-  ];
+  const fallbackError = PlannerErrorSchema.safeParse(result.metadata.plannerError);
+  return runEvent('plan_drafted', {
+    attempt,
+    plan: result.plan,
+    planHash: planHash(result.plan),
+    registry,
+    ...(fallbackError.success ? { plannerError: fallbackError.data } : {}),
+  });
 }

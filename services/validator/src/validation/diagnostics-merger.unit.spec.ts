@@ -83,6 +83,55 @@ describe('DiagnosticsMerger: properties (spec 000 §5.9.3)', () => {
       }),
     );
   });
+
+  it('never scores a bundle with an unsatisfied hard diagnostic 1, and scores a sound plan by the spec formula', () => {
+    fc.assert(
+      fc.property(fc.array(diagnostic, { maxLength: 30 }), (list) => {
+        const bundle = mergeDiagnostics(list, constraints);
+        if (bundle.status === 'rejected') expect(bundle.satisfactionScore).toBeLessThan(1);
+        const scored = constraints.filter((c) => c.level !== 'informational');
+        const ids = scored.map((c) => c.constraintId ?? '');
+        const unsound = bundle.failures.some((d) => d.status === 'unsatisfied' && !ids.includes(d.constraintId ?? ''));
+        if (unsound) return;
+        const failed = new Set(flatten(bundle).filter((d) => d.status === 'unsatisfied').map((d) => d.constraintId));
+        const w = { hard: 1, soft: 0.5, informational: 0 };
+        const total = scored.reduce((t, c) => t + w[c.level], 0);
+        const met = scored.reduce((t, c) => t + (failed.has(c.constraintId) ? 0 : w[c.level]), 0);
+        expect(bundle.satisfactionScore).toBeCloseTo(met / total, 6);
+      }),
+    );
+  });
+
+  it('carries the proof verdict unchanged', () => {
+    fc.assert(
+      fc.property(fc.array(diagnostic, { maxLength: 10 }), pick('proven', 'refuted', 'unknown'), (list, verdict) => {
+        const { verdict: carried, ...rest } = mergeDiagnostics(list, constraints, verdict);
+        expect(carried).toBe(verdict);
+        expect(rest).toEqual(mergeDiagnostics(list, constraints));
+      }),
+    );
+  });
+});
+
+describe('DiagnosticsMerger: the score of an unsound plan', () => {
+  const cycle: PlanDiagnostic = { severity: 'hard', status: 'unsatisfied', cause: 'schema_incompatible', constraintId: 'structure.cycle' };
+
+  it.each<[string, PlanDiagnostic[], ConstraintSpec[], number]>([
+    ['a structural failure and no constraints', [cycle], [], 0],
+    ['a structural failure beside a met hard constraint', [cycle], constraints.slice(0, 1), 0.5],
+    ['a structural failure beside met hard and soft constraints', [cycle], constraints, 0.6],
+    ['a structural failure and a failed hard constraint', [cycle, { ...cycle, constraintId: 'min_qa', cause: 'missing_producer' }], constraints, 0.2],
+    ['a hard failure on an informational constraint id', [{ ...cycle, constraintId: 'tone_hint' }], constraints, 0.6],
+    ['a failed hard constraint alone (the spec formula)', [{ ...cycle, constraintId: 'min_qa', cause: 'missing_producer' }], constraints, 1 / 3],
+    ['nothing wrong', [], constraints, 1],
+  ])('%s', (_name, list, specs, expected) => {
+    expect(mergeDiagnostics(list, specs).satisfactionScore).toBeCloseTo(expected, 6);
+  });
+
+  it('stays below 1 when rounding would lift it there', () => {
+    const heavy = { hard: 1, soft: 1e7 };
+    expect(satisfactionScore([cycle], [{ constraintId: 'c0', level: 'soft', expr: {} }], heavy)).toBe(0.999999);
+  });
 });
 
 describe('DiagnosticsMerger: examples', () => {

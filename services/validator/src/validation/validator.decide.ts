@@ -1,4 +1,12 @@
-import { summarizePlan, type CapabilityRegistration, type DiagnosticsBundle, type EventPayload, type PlanGraph } from '@flex/contracts';
+import {
+  PlannerFallbackSchema,
+  runEvent,
+  summarizePlan,
+  type CapabilityRegistration,
+  type DiagnosticsBundle,
+  type EventPayload,
+  type PlanGraph,
+} from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import type { DecidedEvent } from '@flex/runtime';
 import { evolveRun, initialRunState, policyKeys, type ActiveRun, type RunState } from '@flex/run-model';
@@ -36,47 +44,89 @@ export interface ValidationInput {
 
 /**
  * Prove a draft (DESIGN §5.3): accepted → `plan_generated` (first plan) or `plan_updated` (the run
- * already has a plan: a replan); rejected → `plan_rejected` and either a new `plan_requested`
- * carrying the diagnostics or, past the attempt limit, `run_failed` with them.
+ * already has a plan: a replan); rejected → `plan_rejected` and then {@link afterRejection}. Every
+ * outcome carries the one diagnostics bundle under `diagnostics` and the registry the planner saw.
  */
 export function decideValidation(state: ValidatorState | RunState, input: ValidationInput): DecidedEvent[] {
   const { run, replan } = 'run' in state ? state : { run: state, replan: undefined };
   // Any live run: a replan requested during a HITL wait or a pause must not leave its draft unproven.
   if (run.status === 'none' || run.status === 'completed' || run.status === 'failed') return [];
   if (run.pendingDraft?.eventId !== input.draftEventId) return [];
-  const bundle = provePlan(input.draft.plan, run.envelope, input.active);
-  if (bundle.status !== 'rejected') return [accepted(run, input.draft, bundle, replan)];
-  const attempt = input.draft.attempt;
-  const rejected: DecidedEvent = { type: 'plan_rejected', payload: { attempt, diagnostics: bundle } };
-  if (attempt < input.maxAttempts) {
-    const reason = run.planVersion > 0 ? 'replan' : 'rejected';
-    const request = { attempt: attempt + 1, reason, policyKeys: policyKeys(run.envelope), diagnostics: bundle, ...(replan ? { replan } : {}) };
-    return [rejected, { type: 'plan_requested', payload: request }];
-  }
-  return [rejected, { type: 'run_failed', payload: { code: 'plan_rejected', reason: failureReason(attempt, bundle), diagnostics: bundle } }];
+  const { draft } = input;
+  const bundle = provePlan(draft.plan, run.envelope, input.active);
+  if (bundle.status !== 'rejected') return [accepted(run, draft, bundle, replan)];
+  const rejected = runEvent('plan_rejected', {
+    attempt: draft.attempt,
+    planHash: draft.planHash,
+    metadata: provenance(draft.plan),
+    registry: draft.registry,
+    diagnostics: bundle,
+  });
+  return [rejected, afterRejection(run, draft, bundle, { maxAttempts: input.maxAttempts, replan })];
 }
 
-function accepted(run: ActiveRun, draft: EventPayload<'plan_drafted'>, bundle: DiagnosticsBundle, replan: ValidatorState['replan']): DecidedEvent {
+const RULE_BASED = PlannerFallbackSchema.shape.planner.value;
+
+/**
+ * What follows a rejection: another attempt with the diagnostics while attempts remain; once they
+ * are used up by another planner's drafts, one attempt by the rule-based planner (`fallback` says
+ * so and why); once the rule-based planner's draft is refused too, `run_failed` with the diagnostics.
+ */
+function afterRejection(run: ActiveRun, draft: Draft, bundle: DiagnosticsBundle, limits: Limits): DecidedEvent {
+  const { attempt } = draft;
+  const { plannerId } = draft.plan.metadata;
+  const { maxAttempts, replan } = limits;
+  const request = {
+    attempt: attempt + 1,
+    reason: run.planVersion > 0 ? ('replan' as const) : ('rejected' as const),
+    policyKeys: policyKeys(run.envelope),
+    diagnostics: bundle,
+    ...(replan ? { replan } : {}),
+  };
+  if (attempt < maxAttempts) return runEvent('plan_requested', request);
+  if (plannerId !== RULE_BASED) {
+    const message =
+      `the ${plannerId} planner's drafts were rejected ${attempt} time(s) ` +
+      `(FLEX_MAX_PLAN_ATTEMPTS = ${maxAttempts}); the rule-based planner drafts once more`;
+    const fallback = { planner: RULE_BASED, from: plannerId, reason: 'drafts_rejected' as const, message };
+    return runEvent('plan_requested', { ...request, fallback });
+  }
+  const reason = failureReason(attempt, bundle);
+  return runEvent('run_failed', { code: 'plan_rejected', reason, diagnostics: bundle, registry: draft.registry });
+}
+
+interface Limits {
+  maxAttempts: number;
+  /** The replan the rejected draft answered, which the next request keeps answering. */
+  replan: Replan;
+}
+
+type Draft = EventPayload<'plan_drafted'>;
+
+type Replan = ValidatorState['replan'];
+
+function accepted(run: ActiveRun, draft: Draft, diagnostics: DiagnosticsBundle, replan: Replan): DecidedEvent {
   const version = run.planVersion + 1;
   const plan: PlanGraph = { ...draft.plan, planVersion: version };
-  const findings = { ...bundle, status: bundle.status as 'accepted' | 'accepted_with_findings' };
+  const { planHash, registry } = draft;
+  const common = { plan, nodes: summarizePlan(plan), planHash, registry, diagnostics };
   if (run.planVersion > 0) {
-    return {
-      type: 'plan_updated',
-      payload: { previousVersion: run.planVersion, version, plan, nodes: summarizePlan(plan), trigger: replan?.trigger ?? {}, planHash: draft.planHash, ...findings },
-    };
+    const trigger = replan?.trigger ?? {};
+    return runEvent('plan_updated', { previousVersion: run.planVersion, version, trigger, ...common });
   }
-  const { plannerId, plannerVersion, determinism, inputHash, resumed } = plan.metadata;
+  return runEvent('plan_generated', { planVersion: version, metadata: provenance(plan), ...common });
+}
+
+/** Who drafted the plan (spec 004), as `plan_generated` and `plan_rejected` report it. */
+function provenance(plan: PlanGraph): EventPayload<'plan_generated'>['metadata'] {
+  const { plannerId, plannerVersion, determinism, inputHash, resumed, fallbackReason } = plan.metadata;
   return {
-    type: 'plan_generated',
-    payload: {
-      planVersion: version,
-      plan,
-      nodes: summarizePlan(plan),
-      ...findings,
-      planHash: draft.planHash,
-      metadata: { plannerId, plannerVersion, determinism, inputHash, ...(resumed === undefined ? {} : { resumed }) },
-    },
+    plannerId,
+    plannerVersion,
+    determinism,
+    inputHash,
+    ...(resumed === undefined ? {} : { resumed }),
+    ...(fallbackReason === undefined ? {} : { fallbackReason }),
   };
 }
 

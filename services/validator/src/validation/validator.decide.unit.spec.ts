@@ -3,8 +3,10 @@ import { join } from 'node:path';
 import {
   normalizeEnvelope,
   PlanGeneratedPayloadSchema,
+  PlanRejectedPayloadSchema,
   PlanRequestedPayloadSchema,
   PlanUpdatedPayloadSchema,
+  registrySnapshotOf,
   RunFailedPayloadSchema,
   type CapabilityRegistration,
   type EventPayload,
@@ -24,12 +26,14 @@ const envelope = normalized.envelope;
 const registration = (capabilityId: string): CapabilityRegistration =>
   ({ capabilityId, agentType: 'ai', version: '1', displayName: capabilityId, summary: 's', inputContract: ['writerBrief'], outputContract: ['copyVariants'] }) as CapabilityRegistration;
 
-const plan = (nodes: PlanGraph['nodes'], edges: PlanGraph['edges'] = []): PlanGraph => ({
+const plan = (nodes: PlanGraph['nodes'], edges: PlanGraph['edges'] = [], plannerId = 'rule-based'): PlanGraph => ({
   planVersion: 1,
   nodes,
   edges,
-  metadata: { plannerId: 'test', plannerVersion: '1', determinism: 'full', inputHash: 'x'.repeat(64) },
+  metadata: { plannerId, plannerVersion: '1', determinism: 'full', inputHash: 'a'.repeat(64) },
 });
+/** The registry the planner drafted over, as plan_drafted records it. */
+const registry = registrySnapshotOf(REGISTRY);
 
 const writer = { id: 'execution-1', kind: 'execution' as const, label: 'W', capabilityId: 'W.write', inputFacets: [], outputFacets: ['copyVariants'] };
 
@@ -37,9 +41,9 @@ function stateWithDraft(draft: PlanGraph, attempt = 1) {
   const events = givenEvents('run-r1', [
     { type: 'start', payload: { runId: 'r1', envelope, normalization: [], owner: { principal: 'p', role: 'client' } } },
     { type: 'plan_requested', payload: { attempt, reason: 'initial', policyKeys: [] } },
-    { type: 'plan_drafted', payload: { attempt, plan: draft, planHash: 'h' }, id: 'draft-1' },
+    { type: 'plan_drafted', payload: { attempt, plan: draft, planHash: 'f'.repeat(64), registry }, id: 'draft-1' },
   ]);
-  return { state: events.reduce(evolveRun, initialRunState()), draft: events[2].payload as { attempt: number; plan: PlanGraph; planHash: string } };
+  return { state: events.reduce(evolveRun, initialRunState()), draft: events[2].payload as EventPayload<'plan_drafted'> };
 }
 
 describe('validator: decide', () => {
@@ -47,21 +51,44 @@ describe('validator: decide', () => {
     const { state, draft } = stateWithDraft(plan([writer]));
     const [event] = decideValidation(state, { draftEventId: 'draft-1', draft, active: [registration('W.write')], maxAttempts: 3 });
     expect(event.type).toBe('plan_generated');
-    expect(event.payload).toMatchObject({ planVersion: 1, status: 'accepted', satisfactionScore: 1, nodes: [{ nodeId: 'execution-1', capabilityId: 'W.write', provides: ['copyVariants'], enforces: [] }] });
+    const payload = PlanGeneratedPayloadSchema.parse(event.payload);
+    expect(payload).toMatchObject({ planVersion: 1, registry, nodes: [{ nodeId: 'execution-1', capabilityId: 'W.write', provides: ['copyVariants'], enforces: [] }] });
+    expect(payload.diagnostics).toEqual({ status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] });
   });
 
   it('rejects an unregistered capability and asks for another attempt with the diagnostics', () => {
     const { state, draft } = stateWithDraft(plan([writer]));
     const events = decideValidation(state, { draftEventId: 'draft-1', draft, active: [], maxAttempts: 3 });
     expect(events.map((e) => e.type)).toEqual(['plan_rejected', 'plan_requested']);
-    expect(events[1].payload).toMatchObject({ attempt: 2, reason: 'rejected', diagnostics: { status: 'rejected', failures: [{ cause: 'missing_producer', capabilityId: 'W.write' }] } });
+    const diagnostics = { status: 'rejected', failures: [{ cause: 'missing_producer', capabilityId: 'W.write' }] };
+    const rejected = PlanRejectedPayloadSchema.parse(events[0].payload);
+    expect(rejected).toMatchObject({ attempt: 1, planHash: 'f'.repeat(64), metadata: { plannerId: 'rule-based' }, registry, diagnostics });
+    expect(rejected.diagnostics.satisfactionScore).toBe(0);
+    expect(events[1].payload).toMatchObject({ attempt: 2, reason: 'rejected', diagnostics });
+    expect(events[1].payload).not.toHaveProperty('fallback');
   });
 
-  it('fails the run with the last diagnostics after the attempt limit', () => {
+  it('fails the run with the last diagnostics and the registry once the rule-based drafts are used up', () => {
     const { state, draft } = stateWithDraft(plan([writer, { ...writer, id: 'b' }], [{ from: 'execution-1', to: 'b' }, { from: 'b', to: 'execution-1' }]), 3);
     const events = decideValidation(state, { draftEventId: 'draft-1', draft, active: [registration('W.write')], maxAttempts: 3 });
     expect(events.map((e) => e.type)).toEqual(['plan_rejected', 'run_failed']);
-    expect((events[1].payload as { reason: string }).reason).toMatch(/no valid plan after 3 attempt\(s\): the plan has a cycle/);
+    const failed = RunFailedPayloadSchema.parse(events[1].payload);
+    expect(failed.reason).toMatch(/no valid plan after 3 attempt\(s\): the plan has a cycle/);
+    expect(failed).toMatchObject({ code: 'plan_rejected', registry, diagnostics: { status: 'rejected', failures: [{ constraintId: 'structure.cycle' }] } });
+    expect(failed.diagnostics?.satisfactionScore).toBeLessThan(1);
+  });
+
+  it('falls back to one rule-based draft, and says so, once the LLM planner has used up the attempts', () => {
+    const { state, draft } = stateWithDraft(plan([writer], [], 'llm'), 3);
+    const events = decideValidation(state, { draftEventId: 'draft-1', draft, active: [], maxAttempts: 3 });
+    expect(events.map((e) => e.type)).toEqual(['plan_rejected', 'plan_requested']);
+    const request = PlanRequestedPayloadSchema.parse(events[1].payload);
+    expect(request).toMatchObject({
+      attempt: 4,
+      reason: 'rejected',
+      diagnostics: { status: 'rejected' },
+      fallback: { planner: 'rule-based', from: 'llm', reason: 'drafts_rejected', message: expect.stringContaining('rejected 3 time(s)') },
+    });
   });
 
   it('ignores a draft that is not the pending one (duplicate delivery)', () => {
@@ -105,17 +132,19 @@ describe('validator: replans', () => {
   const envelopeQa = envelopeWith({ constraints: [MIN_QA, TONE_HINT] });
   const accepted = planOf([strategyNode, writerNode(), qaNode(['min_qa'])]);
   const trigger = { kind: 'onNodeComplete', nodeId: 'execution-1', policyId: 'qa_guardrail' };
+  const acceptedBundle = { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] };
+  const ruleBased = (p: PlanGraph): PlanGraph => ({ ...p, metadata: { ...p.metadata, plannerId: 'rule-based' } });
 
   function replanning(draft: PlanGraph, attempt = 1, waitingForHuman = false) {
     const hitl = waitingForHuman ? [{ type: 'hitl_request', payload: { requestId: 'req-1', rationale: 'review', mode: 'approval' } }] : [];
     const events = givenEvents('run-r2', [
       { type: 'start', payload: { runId: 'r2', envelope: envelopeQa, normalization: [], owner: { principal: 'p', role: 'client' } } },
       { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } },
-      { type: 'plan_drafted', payload: { attempt: 1, plan: accepted, planHash: 'b'.repeat(64) }, id: 'draft-0' },
-      { type: 'plan_generated', payload: { planVersion: 1, plan: accepted, nodes: [], status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [], planHash: 'b'.repeat(64), metadata: accepted.metadata } },
+      { type: 'plan_drafted', payload: { attempt: 1, plan: accepted, planHash: 'b'.repeat(64), registry }, id: 'draft-0' },
+      { type: 'plan_generated', payload: { planVersion: 1, plan: accepted, nodes: [], planHash: 'b'.repeat(64), metadata: accepted.metadata, registry, diagnostics: acceptedBundle } },
       ...hitl,
       { type: 'plan_requested', payload: { attempt, reason: 'replan', policyKeys: [], replan: { trigger, previousVersion: 1, completedNodeIds: ['strategy-1'] } } },
-      { type: 'plan_drafted', payload: { attempt, plan: draft, planHash: 'c'.repeat(64) }, id: 'draft-1' },
+      { type: 'plan_drafted', payload: { attempt, plan: draft, planHash: 'c'.repeat(64), registry }, id: 'draft-1' },
     ]);
     const state = events.reduce(evolveValidator, initialValidatorState());
     return { state, draft: events[events.length - 1].payload as EventPayload<'plan_drafted'> };
@@ -127,9 +156,10 @@ describe('validator: replans', () => {
     expect(rest).toEqual([]);
     expect(event.type).toBe('plan_updated');
     const payload = PlanUpdatedPayloadSchema.parse(event.payload);
-    expect(payload).toMatchObject({ previousVersion: 1, version: 2, trigger, planHash: 'c'.repeat(64), status: 'accepted_with_findings', satisfactionScore: 1, failures: [], warnings: [] });
+    const diagnostics = { status: 'accepted_with_findings', satisfactionScore: 1, failures: [], warnings: [] };
+    expect(payload).toMatchObject({ previousVersion: 1, version: 2, trigger, planHash: 'c'.repeat(64), registry, diagnostics });
     expect(payload.plan.planVersion).toBe(2);
-    expect(payload.infos).toEqual([expect.objectContaining({ cause: 'advisory', constraintId: 'tone_hint' })]);
+    expect(payload.diagnostics.infos).toEqual([expect.objectContaining({ cause: 'advisory', constraintId: 'tone_hint' })]);
     expect(payload.nodes.map((n) => [n.nodeId, n.enforces])).toEqual([['strategy-1', []], ['execution-1', []], ['validation-1', ['min_qa']]]);
   });
 
@@ -149,7 +179,7 @@ describe('validator: replans', () => {
     const next = givenEvents('run-r2', [
       { type: 'plan_rejected', payload: events[0].payload },
       { type: 'plan_requested', payload: events[1].payload },
-      { type: 'plan_drafted', payload: { attempt: 2, plan: accepted, planHash: 'd'.repeat(64) }, id: 'draft-2' },
+      { type: 'plan_drafted', payload: { attempt: 2, plan: accepted, planHash: 'd'.repeat(64), registry }, id: 'draft-2' },
     ]).map((e, i) => ({ ...e, version: 7 + i, position: 7 + i }));
     const later = next.reduce(evolveValidator, state);
     const [updated] = decideValidation(later, { draftEventId: 'draft-2', draft: next[2].payload as EventPayload<'plan_drafted'>, active: REGISTRY, maxAttempts: 3 });
@@ -160,7 +190,7 @@ describe('validator: replans', () => {
     const events = givenEvents('run-r4', [
       { type: 'start', payload: { runId: 'r4', envelope: envelopeQa, normalization: [], owner: { principal: 'p', role: 'client' } } },
       { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } },
-      { type: 'plan_drafted', payload: { attempt: 1, plan: accepted, planHash: 'e'.repeat(64) }, id: 'draft-1' },
+      { type: 'plan_drafted', payload: { attempt: 1, plan: accepted, planHash: 'e'.repeat(64), registry }, id: 'draft-1' },
     ]);
     const state = events.reduce(evolveValidator, initialValidatorState());
     const [event] = decideValidation(state, { draftEventId: 'draft-1', draft: events[2].payload as EventPayload<'plan_drafted'>, active: REGISTRY, maxAttempts: 3 });
@@ -172,7 +202,7 @@ describe('validator: replans', () => {
     const events = givenEvents('run-r3', [
       { type: 'start', payload: { runId: 'r3', envelope: envelopeQa, normalization: [], owner: { principal: 'p', role: 'client' } } },
       { type: 'plan_requested', payload: { attempt: 3, reason: 'rejected', policyKeys: [] } },
-      { type: 'plan_drafted', payload: { attempt: 3, plan: planOf([strategyNode, writerNode()]), planHash: 'h'.repeat(64) }, id: 'draft-3' },
+      { type: 'plan_drafted', payload: { attempt: 3, plan: ruleBased(planOf([strategyNode, writerNode()])), planHash: 'h'.repeat(64), registry }, id: 'draft-3' },
     ]);
     const state = events.reduce(evolveValidator, initialValidatorState());
     const out = decideValidation(state, { draftEventId: 'draft-3', draft: events[2].payload as EventPayload<'plan_drafted'>, active: REGISTRY, maxAttempts: 3 });
