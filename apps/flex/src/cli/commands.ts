@@ -4,6 +4,7 @@ import type { StoredEvent } from '@flex/event-store';
 import { compileUntrustedSchema } from '@flex/facets';
 import { evolveRun, initialRunState } from '@flex/run-model';
 import { api, CliError, type CliContext } from './client';
+import { findingLines, planningProblems } from './diagnostics-view';
 import { readSse } from './sse-client';
 
 /** A frame as the CLI reads it: payloads are inspected loosely, field by field. */
@@ -23,6 +24,7 @@ export async function runCommand(ctx: CliContext, file: string): Promise<number>
   for await (const msg of readSse(res.body as ReadableStream<Uint8Array>)) {
     const frame = JSON.parse(msg.data) as Frame;
     ctx.err(`${frame.timestamp.slice(11, 23)}  ${frame.type.padEnd(16)} ${frame.message ?? ''}`);
+    for (const line of findingLines(frame.type, frame.payload)) ctx.err(line);
     if (frame.type === 'complete') {
       ctx.out(JSON.stringify(frame.payload?.output, null, 2));
       exit = 0;
@@ -60,7 +62,7 @@ export async function replayCommand(ctx: CliContext, runId: string, verify: bool
 }
 
 export function verifyFrames(frames: Array<Frame & { position: number }>, detail: any): string[] {
-  const problems: string[] = [];
+  const problems: string[] = planningProblems(frames);
   const terminal = frames.filter((f) => f.type === 'complete' || f.type === 'run_failed');
   if (terminal.length !== 1) problems.push(`expected exactly one terminal event, found ${terminal.length}`);
   else if (frames[frames.length - 1] !== terminal[0]) problems.push('events follow the terminal event');

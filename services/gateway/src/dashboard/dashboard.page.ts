@@ -18,6 +18,7 @@ export const DASHBOARD_HTML = `<!doctype html>
  .ev{font-family:ui-monospace,monospace;font-size:12px;border-bottom:1px solid #f0f1f4;padding:3px 0}
  .ev b{display:inline-block;min-width:130px} pre{background:#f7f8fa;padding:8px;border-radius:4px;overflow:auto;font-size:12px;white-space:pre-wrap}
  .err{color:#b42318}
+ .diag{margin:2px 0 4px 134px;font-size:12px;color:#445} .diag ul{margin:2px 0;padding-left:16px}
 </style></head>
 <body>
 <header><h1>Flex</h1><input id="token" type="password" placeholder="API token"><button id="save">Use token</button><span id="status"></span></header>
@@ -36,6 +37,14 @@ let token = localStorage.getItem('flexToken') || '';
 let follow = null;
 $('token').value = token;
 $('save').onclick = () => { token = $('token').value.trim(); localStorage.setItem('flexToken', token); refresh(); };
+const unsatisfied = (d) => [].concat(d.failures || [], d.warnings || []).filter((x) => x.status === 'unsatisfied');
+const finding = (x) => '<li class="' + (x.severity === 'hard' ? 'err' : '') + '">' + esc(x.constraintId || x.cause) + ': ' + esc(x.constraint || x.cause) + (x.suggestion ? '<br><small>fix: ' + esc(x.suggestion.split('\\n')[0]) + '</small>' : '') + '</li>';
+const registryOf = (r) => r ? ' · registry ' + esc(r.hash.slice(0, 12)) + ' (' + esc(r.capabilities.length) + ' capabilities)' : '';
+function findings(p) {
+  if (!p || !p.diagnostics) return '';
+  const d = p.diagnostics; const rows = unsatisfied(d).map(finding).join('');
+  return '<div class="diag">' + esc(d.status) + ' · score ' + esc(d.satisfactionScore) + (d.verdict ? ' · ' + esc(d.verdict) : '') + registryOf(p.registry) + (rows ? '<ul>' + rows + '</ul>' : '') + '</div>';
+}
 const esc = (s) => String(s ?? '').replace(/[&<>"']/g, (c) => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#39;'}[c]));
 async function get(path) {
   const res = await fetch(api + path, { headers: { Authorization: 'Bearer ' + token } });
@@ -70,11 +79,11 @@ async function open(runId) {
         const data = block.split('\\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\\n');
         if (!data) continue;
         const f = JSON.parse(data);
-        $('events').insertAdjacentHTML('beforeend', '<div class="ev"><small>' + esc(f.timestamp.slice(11, 23)) + '</small> <b>' + esc(f.type) + '</b> ' + esc(f.message) + '</div>');
+        $('events').insertAdjacentHTML('beforeend', '<div class="ev"><small>' + esc(f.timestamp.slice(11, 23)) + '</small> <b>' + esc(f.type) + '</b> ' + esc(f.message) + findings(f.payload) + '</div>');
       }
     }
     const d = await get('runs/' + encodeURIComponent(runId));
-    $('detail').innerHTML = '<h2>Output</h2><pre>' + esc(JSON.stringify(d.output ? d.output.output : d.run.failure, null, 2)) + '</pre><h2>Nodes</h2><table>' + d.nodes.map((n) => '<tr><td>' + esc(n.nodeId) + '</td><td>' + esc(n.capabilityId || n.kind) + '</td><td><span class="st ' + esc(n.status) + '">' + esc(n.status) + '</span></td><td>attempt ' + esc(n.attempt) + '</td></tr>').join('') + '</table>';
+    $('detail').innerHTML = '<h2>Output</h2><pre>' + esc(JSON.stringify(d.output ? d.output.output : d.run.failure, null, 2)) + '</pre><h2>Plans</h2><table>' + d.planVersions.map((v) => '<tr><td>v' + esc(v.version) + '</td><td>' + esc(v.status) + '</td><td>score ' + esc(v.satisfactionScore) + (v.diagnostics && v.diagnostics.verdict ? ' · ' + esc(v.diagnostics.verdict) : '') + '</td><td><small>registry ' + esc((v.registryHash || '').slice(0, 12)) + '</small></td></tr>').join('') + '</table><h2>Nodes</h2><table>' + d.nodes.map((n) => '<tr><td>' + esc(n.nodeId) + '</td><td>' + esc(n.capabilityId || n.kind) + '</td><td><span class="st ' + esc(n.status) + '">' + esc(n.status) + '</span></td><td>attempt ' + esc(n.attempt) + '</td></tr>').join('') + '</table>';
     refresh();
   } catch (e) { if (e.name !== 'AbortError') $('events').insertAdjacentHTML('beforeend', '<div class="err">' + esc(e.message) + '</div>'); }
 }

@@ -1,5 +1,12 @@
 import { runIdFromStreamId, type FlexEventFrame } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
+import {
+  describePlanGenerated,
+  describePlanRejected,
+  describePlanRequested,
+  describePlanUpdated,
+  describeRunFailed,
+} from './planning-lines';
 
 /** DESIGN §7: the FlexEvent JSON of one stored run event. */
 export function toFrame(event: StoredEvent): FlexEventFrame {
@@ -23,10 +30,10 @@ export function toFrame(event: StoredEvent): FlexEventFrame {
 export function describe(type: string, p: Record<string, any>): string {
   switch (type) {
     case 'start': return `run ${p.runId} started`;
-    case 'plan_requested': return `planning (attempt ${p.attempt}${p.reason !== 'initial' ? `, ${p.reason}` : ''})`;
-    case 'plan_rejected': return `plan rejected: ${p.diagnostics?.failures?.[0]?.constraint ?? 'see diagnostics'}`;
-    case 'plan_generated': return `plan v${p.planVersion} accepted: ${(p.nodes ?? []).map((n: any) => n.nodeId).join(' → ')}`;
-    case 'plan_updated': return `plan updated v${p.previousVersion} → v${p.version}`;
+    case 'plan_requested': return describePlanRequested(p);
+    case 'plan_rejected': return describePlanRejected(p);
+    case 'plan_generated': return describePlanGenerated(p);
+    case 'plan_updated': return describePlanUpdated(p);
     case 'node_start': return `${p.nodeId} started${p.capabilityId ? ` on ${p.capabilityId}` : ''} (attempt ${p.attempt})`;
     case 'node_complete': return `${p.nodeId} complete in ${p.durationMs} ms`;
     case 'node_error': return `${p.nodeId} failed: ${p.error?.message ?? ''}${p.willRetry ? ` (retrying in ${p.retryInMs} ms)` : ''}`;
@@ -35,7 +42,7 @@ export function describe(type: string, p: Record<string, any>): string {
     case 'hitl_request': return `waiting for a human: ${p.rationale ?? ''}`;
     case 'hitl_resolved': return `human ${p.decision}d ${p.requestId}`;
     case 'complete': return 'run complete';
-    case 'run_failed': return `run failed (${p.code}): ${p.reason}`;
+    case 'run_failed': return describeRunFailed(p);
     default: return type;
   }
 }
