@@ -5,8 +5,10 @@ const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
 
 /**
  * json-logic-js with the two known holes closed: `method` (calls arbitrary methods) is removed, and
- * `var` reads own properties only, so `constructor`, `__proto__` or `length` of a prototype are never
- * reached. Installed once on the module's shared instance.
+ * `var` reads own properties of objects and arrays only, so `constructor`, `__proto__` or anything
+ * of a prototype is never reached. The one exception is a string's `length` (UTF-16 units, as
+ * json-logic-js reads it), which length constraints on texts need. Installed once on the module's
+ * shared instance.
  */
 function install(): typeof jsonLogic {
   jsonLogic.rm_operation('method');
@@ -16,6 +18,10 @@ function install(): typeof jsonLogic {
     if (key === undefined || key === null || key === '') return this;
     let current: unknown = this;
     for (const segment of String(key).split('.')) {
+      if (typeof current === 'string' && segment === 'length') {
+        current = current.length;
+        continue;
+      }
       if (FORBIDDEN_SEGMENTS.has(segment) || current === null || typeof current !== 'object') return otherwise;
       if (!Object.prototype.hasOwnProperty.call(current, segment)) return otherwise;
       current = (current as Record<string, unknown>)[segment];

@@ -12,6 +12,29 @@ describe('safe JSONLogic', () => {
     expect(result.ok ? result.value : null).toBeNull();
   });
 
+  it('reads the length of a string in UTF-16 units, as JavaScript does', () => {
+    const data = { copyVariants: [{ body: 'abc' }, { body: '' }], emoji: '\u{1F600}' };
+    expect(evaluateRule({ var: 'copyVariants.0.body.length' }, data)).toEqual({ ok: true, value: 3 });
+    expect(evaluateRule({ var: 'emoji.length' }, data)).toEqual({ ok: true, value: 2 });
+    const short = { all: [{ var: 'copyVariants' }, { '<=': [{ var: 'body.length' }, 2] }] };
+    expect(evaluateRule(short, data)).toEqual({ ok: true, value: false });
+    const nonEmpty = { all: [{ var: 'copyVariants' }, { '>=': [{ var: 'body.length' }, 1] }] };
+    expect(evaluateRule(nonEmpty, data)).toEqual({ ok: true, value: false });
+    expect(evaluateRule(nonEmpty, { copyVariants: [{ body: 'a' }] })).toEqual({ ok: true, value: true });
+    const items = { all: [{ var: 'tags' }, { var: 'length' }] };
+    expect(evaluateRule(items, { tags: ['a', 'bc'] })).toEqual({ ok: true, value: true });
+    expect(evaluateRule(items, { tags: ['a', ''] })).toEqual({ ok: true, value: false });
+  });
+
+  const elsewhere = [
+    's.0', 's.toString', 's.length.toFixed', 's.constructor', 's.__proto__', 'n.length', 'b.length',
+  ];
+  it.each(elsewhere.map((p) => [p]))('reads nothing else of a string or scalar: %s', (path) => {
+    // Refused by the validator (forbidden segments) or ended on the default: never read either way.
+    const result = evaluateRule({ var: [path, 'dflt'] }, { s: 'abc', n: 5, b: true });
+    expect(result.ok ? result.value : 'dflt').toBe('dflt');
+  });
+
   it('refuses `method` and unknown operators before evaluating', () => {
     const result = evaluateRule({ method: [{ var: 'a' }, 'toString'] }, { a: 1 });
     expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/method/) });
