@@ -80,9 +80,10 @@ function arrayLiteral(op: Operation, ctx: Context): Evaluated {
 
 function pointerOf(path: unknown, parent: Domain, scope: Scope): string | undefined {
   const segments = path === undefined || path === null || path === '' ? [] : String(path).split('.');
-  // `xs.length` points at the array `xs` itself.
+  // `xs.length` points at the array or string `xs` itself.
   const last = segments[segments.length - 1];
-  return scope.pointer(last === 'length' && parent.array !== undefined ? segments.slice(0, -1) : segments);
+  const measured = parent.array !== undefined || parent.string !== undefined;
+  return scope.pointer(last === 'length' && measured ? segments.slice(0, -1) : segments);
 }
 
 function evaluateVar(op: Operation, ctx: Context): Evaluated {

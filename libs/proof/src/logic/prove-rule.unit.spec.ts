@@ -23,9 +23,13 @@ describe('proveRule: the common constraints', () => {
     expect(finding).toMatchObject({ pointer: '/copyVariants', keywords: ['=='] });
   });
 
-  it('proves a bound on every item', () => {
-    const rule = { all: [{ var: 'copyVariants' }, { '<=': [{ var: 'body.length' }, 300] }] };
-    expect(verdict(rule, variants(1, 5))).toBe('proven');
+  it('proves a bound on every item, counting a text\'s length in UTF-16 units', () => {
+    const bound = (n: number) => ({ all: [{ var: 'copyVariants' }, { '<=': [{ var: 'body.length' }, n] }] });
+    // maxLength 300 counts code points: 300 emoji are 600 units long.
+    expect(verdict(bound(600), variants(1, 5))).toBe('proven');
+    expect(verdict(bound(300), variants(1, 5))).toBe('unknown');
+    const nonEmpty = { all: [{ var: 'copyVariants' }, { '>=': [{ var: 'body.length' }, 1] }] };
+    expect(verdict(nonEmpty, variants(1, 5))).toBe('unknown');
   });
 
   it('decides `missing` under negation from presence', () => {

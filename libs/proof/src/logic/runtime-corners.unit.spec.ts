@@ -7,16 +7,48 @@ import { dataOf } from './test-support/data-of';
 
 const verdict = (rule: unknown, d: Domain) => proveRule(rule, d).verdict;
 
-describe('the hardened `var` reads own properties of objects and arrays only', () => {
-  it('gives null for a string length (tripwire: change var-lookup.ts when this changes)', () => {
-    expect(evaluateRule({ var: 's.length' }, { s: 'abc' })).toEqual({ ok: true, value: null });
+describe('the hardened `var` reads own properties of objects and arrays, and a string\'s length', () => {
+  it('reads a string\'s length in UTF-16 units and nothing else of it (tripwire for var-lookup.ts)', () => {
+    expect(evaluateRule({ var: 's.length' }, { s: 'abc' })).toEqual({ ok: true, value: 3 });
+    expect(evaluateRule({ var: 's.length' }, { s: '\u{1F600}' })).toEqual({ ok: true, value: 2 });
     expect(evaluateRule({ var: 'a.length' }, { a: [1, 2] })).toEqual({ ok: true, value: 2 });
+    expect(evaluateRule({ var: 's.0' }, { s: 'abc' })).toEqual({ ok: true, value: null });
+    expect(evaluateRule({ var: 'n.length' }, { n: 12 })).toEqual({ ok: true, value: null });
   });
 
-  it('so a minimum length on a string is refuted and a maximum trivially proven', () => {
-    const d = dataOf({ s: { type: 'string', minLength: 1 } });
-    expect(verdict({ '>=': [{ var: 's.length' }, 1] }, d)).toBe('refuted');
-    expect(verdict({ '<=': [{ var: 's.length' }, 0] }, d)).toBe('proven');
+  it('so minLength a, maxLength b give a .length in [a, 2b]', () => {
+    const d = dataOf({ s: { type: 'string', minLength: 1, maxLength: 3 } });
+    expect(verdict({ '>=': [{ var: 's.length' }, 1] }, d)).toBe('proven');
+    expect(verdict({ '<=': [{ var: 's.length' }, 6] }, d)).toBe('proven');
+    expect(verdict({ '<=': [{ var: 's.length' }, 3] }, d)).toBe('unknown');
+    expect(verdict({ '>': [{ var: 's.length' }, 6] }, d)).toBe('refuted');
+    expect(verdict({ '==': [{ var: 's.length' }, 0] }, d)).toBe('refuted');
+    expect(verdict({ '==': [{ var: 's.length' }, 2.5] }, d)).toBe('refuted');
+  });
+
+  it('uses the exact lengths of a known list of texts', () => {
+    const d = dataOf({ s: { enum: ['ab', '\u{1F600}\u{1F600}', 'abcd'] } });
+    expect(verdict({ '!=': [{ var: 's.length' }, 3] }, d)).toBe('proven');
+    expect(verdict({ in: [{ var: 's.length' }, [2, 4]] }, d)).toBe('proven');
+    expect(verdict({ '==': [{ var: 's.length' }, 4] }, d)).toBe('unknown');
+  });
+
+  it('reads item lengths inside quantifiers and points at the text', () => {
+    const tags = dataOf({ tags: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } } });
+    expect(verdict({ all: [{ var: 'tags' }, { '>=': [{ var: 'length' }, 1] }] }, tags)).toBe('proven');
+    const some = proveRule({ some: [{ var: 'tags' }, { '>': [{ var: 'length' }, 5] }] }, tags);
+    expect(some.verdict).toBe('unknown');
+    expect(some.findings[0]).toMatchObject({ pointer: '/tags/*', keywords: ['>'] });
+    const body = proveRule({ '>': [{ var: 's.length' }, 2] }, dataOf({ s: { type: 'string' } }));
+    expect(body.findings[0]).toMatchObject({ pointer: '/s', keywords: ['>'] });
+  });
+
+  it('still gives the default for `length` of a number, a boolean or null', () => {
+    const d = dataOf({ x: { type: ['number', 'boolean', 'null'] } });
+    expect(verdict({ '==': [{ var: 'x.length' }, null] }, d)).toBe('proven');
+    const either = dataOf({ x: { type: ['number', 'string'], maxLength: 2 } });
+    expect(verdict({ '<=': [{ var: ['x.length', 0] }, 4] }, either)).toBe('proven');
+    expect(verdict({ '==': [{ var: 'x.length' }, null] }, either)).toBe('unknown');
   });
 });
 

@@ -120,6 +120,27 @@ describe('proveRule is sound', () => {
     );
   });
 
+  it('over string lengths (code points in the schema, UTF-16 units at runtime) against small bounds', () => {
+    const bounds = fc.tuple(fc.nat(4), fc.nat(4)).map(([a, b]) => (a <= b ? [a, b] : [b, a]));
+    const cases = bounds.chain(([minLength, maxLength]) => {
+      const schema = { type: 'string', minLength, maxLength };
+      const value = valueFor(schema).map((s) => ({ s }));
+      const values = fc.array(value, { minLength: 8, maxLength: 8 });
+      return fc.record({ schema: fc.constant(schema), values });
+    });
+    const rules = ['<', '<=', '>', '>=', '==', '!='].flatMap((op) =>
+      Array.from({ length: 10 }, (_, k) => ({ [op]: [{ var: 's.length' }, k] })),
+    );
+    fc.assert(
+      fc.property(cases, ({ schema, values }) => {
+        const valid = values.filter((v) => validOnly([schema], [v.s]).length === 1);
+        const data = objectDomain({ s: { domain: domainOf([schema]), present: 'always' } });
+        for (const rule of rules) assertSound(rule, data, valid);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('ran thousands of concrete checks', () => {
     expect(tally.checks).toBeGreaterThan(2000);
   });
@@ -135,6 +156,7 @@ function shapeOfValues(values: readonly unknown[]): Shape {
 }
 
 function pathsOf(value: unknown, prefix: string, depth = 0): string[] {
+  if (typeof value === 'string') return [prefix === '' ? 'length' : `${prefix}.length`];
   if (typeof value !== 'object' || value === null || depth > 2) return [];
   const keys = Array.isArray(value) ? ['length', ...value.map((_, i) => String(i))] : Object.keys(value);
   return keys.filter((k) => !k.includes('.')).flatMap((k) => {

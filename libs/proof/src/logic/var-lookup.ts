@@ -1,11 +1,13 @@
-import { ABSENT, domain, propertyOf, withAbsent, type ArraySet, type Domain } from './domain';
+import {
+  ABSENT, domain, propertyOf, withAbsent, type ArraySet, type Domain, type StringSet,
+} from './domain';
 import { join, joinAll } from './domain-join';
 import { fromValues } from './domain-values';
 import { makeRange } from './number-set';
 
 // `var` as Flex's hardened evaluator runs it (libs/logic safe-json-logic): each segment reads an
-// OWN property of an object or array; anything else (a string's `length`, a number, null, a
-// forbidden segment) ends the walk with the default. So `"body.length"` on a string is null.
+// OWN property of an object or array, or the `length` of a string (UTF-16 units); anything else
+// (another segment on a string, a number, null, a forbidden segment) ends the walk with the default.
 
 const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
@@ -16,7 +18,7 @@ export interface Lookup {
   readonly value: Domain;
   /** The walk may end without a value, and `var` then returns its default. */
   readonly defaulted: boolean;
-  /** The domain holding the last segment (to tell an array's `length` from a property). */
+  /** The domain holding the last segment (to tell an array's or a string's `length` from a property). */
   readonly parent: Domain;
 }
 
@@ -34,10 +36,22 @@ function arrayStep(a: ArraySet, segment: string): Domain {
   return index < a.minItems ? a.items : withAbsent(a.items);
 }
 
+/**
+ * `.length` of the strings in the set. Its bounds already count UTF-16 units: schema-domain reads
+ * `minLength: a, maxLength: b` (code points, one or two units each) as [a, 2b].
+ */
+function stringLength(s: StringSet): Domain {
+  return domain({ number: { range: makeRange(s.minLength, s.maxLength, true), nan: false } });
+}
+
 function concreteStep(values: readonly unknown[], segment: string): Domain {
-  const own = (v: unknown) => typeof v === 'object' && v !== null && hasOwn(v, segment);
-  const found = values.map((v) => (own(v) ? (v as Record<string, unknown>)[segment] : undefined));
-  return fromValues(found);
+  const read = (v: unknown): unknown => {
+    if (typeof v === 'string') return segment === 'length' ? v.length : undefined;
+    return typeof v === 'object' && v !== null && hasOwn(v, segment)
+      ? (v as Record<string, unknown>)[segment]
+      : undefined;
+  };
+  return fromValues(values.map(read));
 }
 
 /** The values one segment can read from the domain; `absent` when the walk may end on the default. */
@@ -48,8 +62,9 @@ export function step(d: Domain, segment: string): Domain {
     return d.absent ? withAbsent(found) : found;
   }
   const scalar = d.absent || d.null || d.booleans.true || d.booleans.false || d.number !== undefined ||
-    d.string !== undefined;
+    (d.string !== undefined && segment !== 'length');
   const parts: Domain[] = [scalar ? ABSENT : domain({})];
+  if (d.string && segment === 'length') parts.push(stringLength(d.string));
   if (d.object) parts.push(propertyOf(d.object, segment));
   if (d.array) parts.push(arrayStep(d.array, segment));
   return joinAll(parts);

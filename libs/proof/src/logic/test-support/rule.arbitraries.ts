@@ -18,8 +18,10 @@ export function shapeOf(schema: unknown, prefix = '', depth = 0): Shape {
   const visit = (s: unknown) => {
     if (!isSchema(s) || depth > 4) return;
     if (Array.isArray(s.allOf)) s.allOf.forEach(visit);
+    // `length` of anything: an array's or a string's is read, of other values it is usually absent.
+    paths.push(join('length'));
     if (s.type === 'array') {
-      paths.push(join('length'), join('0'));
+      paths.push(join('0'));
       arrays.push({ path: prefix, item: shapeOf(s.items, '', depth + 1) });
     }
     for (const [k, sub] of Object.entries(isSchema(s.properties) ? s.properties : {})) {

@@ -84,6 +84,8 @@ const anyValue = fc.jsonValue({ maxDepth: 2 });
 const texts = fc.oneof(
   fc.string({ maxLength: 5, unit: 'grapheme-ascii' }),
   fc.string({ maxLength: 3, unit: 'binary' }),
+  // Astral characters: one code point for a schema's maxLength, two units for `.length`.
+  fc.string({ maxLength: 4, unit: fc.constantFrom('a', '\u{1F600}') }),
   fc.constantFrom('', '0', '1', ' 2 ', '1e1', 'abc', '\u{1F600}', 'a\u{1F600}'),
 );
 
