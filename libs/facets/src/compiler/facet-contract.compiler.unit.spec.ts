@@ -180,6 +180,41 @@ describe('FacetContractCompiler: validation errors name facet, pointer and keywo
   });
 });
 
+describe('FacetContractCompiler: hostile values fail closed instead of throwing', () => {
+  // Ajv's deep equality (enum, const, uniqueItems over objects) calls the value's own valueOf /
+  // toString, which JSON can make non-functions.
+  const hostileCatalog = new FacetCatalog([
+    facet('preset', { type: 'object', enum: [{ mode: 'a' }, { mode: 'b' }] }, 'output'),
+    facet('anchor', { type: 'object', const: { kind: 'fixed' } }, 'output'),
+    facet('pairs', { type: 'array', uniqueItems: true, items: { type: 'object' } }, 'output'),
+    facet('label', { type: 'string', minLength: 1 }, 'output'),
+  ]);
+  const names = ['anchor', 'label', 'pairs', 'preset'];
+  const compiled = new FacetContractCompiler(hostileCatalog).compile(names, 'output');
+  const fine = { preset: { mode: 'a' }, anchor: { kind: 'fixed' }, pairs: [{ a: 1 }, { a: 2 }], label: 'x' };
+
+  it('accepts and rejects ordinary values as before', () => {
+    expect(compiled.validate(fine)).toEqual([]);
+    expect(compiled.validate({ ...fine, preset: { mode: 'c' } }).map((e) => e.keyword)).toEqual(['enum']);
+  });
+
+  it.each<[string, string, string]>([
+    ['enum, own toString', 'preset', '{"toString": []}'],
+    ['enum, own valueOf', 'preset', '{"mode": "a", "valueOf": 1}'],
+    ['const, own valueOf', 'anchor', '{"valueOf": {}}'],
+    ['uniqueItems, own toString', 'pairs', '[{"toString": 1}, {"toString": 1}]'],
+  ])('%s: one unvalidatable error under the facet, the other facets still checked', (_label, key, text) => {
+    const value = { ...fine, [key]: JSON.parse(text), label: '' };
+    const errors = compiled.validate(value);
+    expect(errors.map((e) => [e.facet, e.pointer, e.keyword])).toEqual([
+      [key, `/${key}`, 'unvalidatable'],
+      ['label', '/label', 'minLength'],
+    ].sort((a, b) => a[0].localeCompare(b[0])));
+    expect(errors.find((e) => e.keyword === 'unvalidatable')?.message).toMatch(/is not a function/);
+    expect(() => validateFacetOutputs(compiled, value)).not.toThrow();
+  });
+});
+
 describe('FacetContractCompiler: order independence (property)', () => {
   const inputFacets = getFacetCatalog()
     .list()

@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { escapePointerToken } from '../untrusted/json-path';
-import { toValidationError } from '../untrusted/untrusted-schema';
+import { toValidationError, validationErrors } from '../untrusted/untrusted-schema';
 
 /**
  * One way a value breaks a compiled facet contract. `facet` owns the failing property (the first
@@ -44,8 +44,9 @@ export function facetErrors(value: unknown, checks: readonly PropertyCheck[]): F
     }
   }
   for (const { key, owners, validate } of checks) {
-    if (!Object.prototype.hasOwnProperty.call(record, key) || validate(record[key]) === true) continue;
-    for (const error of validate.errors ?? []) {
+    if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
+    // A throw on hostile data (a non-function `toString`, say) is one `unvalidatable` error at the key.
+    for (const error of validationErrors(validate, record[key])) {
       const { pointer, keyword, message } = toValidationError(error);
       errors.push({ facet: owners[0], pointer: `/${escapePointerToken(key)}${pointer}`, keyword, message });
     }

@@ -136,8 +136,32 @@ function findRef(node: unknown, ref: string, path: PathSegment[] = []): PathSegm
   return null;
 }
 
+/** The keyword of the one error reported when Ajv throws on a value instead of judging it. */
+export const UNVALIDATABLE = 'unvalidatable';
+
+/**
+ * Ajv's errors for `value`, never a throw. Ajv can throw on hostile data (its deep equality, used
+ * by `enum`, `const` and `uniqueItems`, calls the data's own `valueOf`/`toString`; a recursive
+ * schema over deep data overflows the stack): the value then fails closed with one error at the root.
+ */
+export function validationErrors(validate: ValidateFunction, value: unknown): ErrorObject[] {
+  try {
+    return validate(value) === true ? [] : [...(validate.errors ?? [])];
+  } catch (error) {
+    const cause = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    return [{
+      keyword: UNVALIDATABLE,
+      instancePath: '',
+      schemaPath: '#',
+      params: { cause },
+      message: `the value cannot be validated, so it is treated as invalid (${cause})`,
+    }];
+  }
+}
+
 function wrap(hash: string, schema: unknown, validate: ValidateFunction): CompiledUntrustedSchema {
-  const run = (value: unknown): UntrustedValidationError[] => (validate(value) === true ? [] : (validate.errors ?? []).map(toValidationError));
+  const run = (value: unknown): UntrustedValidationError[] =>
+    validationErrors(validate, value).map(toValidationError);
   // The schema is shared through the cache: no caller may change it under another.
   return Object.freeze(Object.assign(run, { hash, schema: structuredClone(schema), validate: run }));
 }

@@ -1,6 +1,6 @@
 import { createSafeAjv } from '../safe-ajv';
 import { UNTRUSTED_SCHEMA_LIMITS, UntrustedSchemaError } from './schema-issue';
-import { checkUntrustedSchema, compileUntrustedSchema } from './untrusted-schema';
+import { checkUntrustedSchema, compileUntrustedSchema, UNVALIDATABLE } from './untrusted-schema';
 
 const str = { type: 'string' };
 const nest = (levels: number): Record<string, unknown> => {
@@ -160,5 +160,41 @@ describe('compileUntrustedSchema', () => {
     compileUntrustedSchema({ $id: 'https://tenant-a.example/secret.json', type: 'string' });
     expect(checkUntrustedSchema({ $id: 'https://tenant-a.example/secret.json', type: 'number' })).toEqual([]);
     expect(checkUntrustedSchema({ $ref: 'https://tenant-a.example/secret.json' })[0]).toMatchObject({ code: 'REMOTE_REF' });
+  });
+});
+
+describe('compileUntrustedSchema: hostile data fails closed instead of throwing', () => {
+  // Ajv's deep equality calls the data's own valueOf / toString: JSON can make them non-functions.
+  const hostile = (text: string): unknown => JSON.parse(text);
+  it.each<[string, unknown, string]>([
+    ['enum of objects, own toString', { enum: [{}] }, '{"toString": []}'],
+    ['enum of objects, own valueOf', { enum: [{ a: 1 }] }, '{"valueOf": 1}'],
+    ['const object, own valueOf', { const: { a: 1 } }, '{"valueOf": {}}'],
+    ['nested enum', { type: 'object', properties: { o: { enum: [{}, 'x'] } } }, '{"o": {"toString": "s"}}'],
+    ['uniqueItems over objects', { type: 'array', uniqueItems: true }, '[{"toString": 1}, {"toString": 1}]'],
+  ])('%s', (_label, schema, data) => {
+    const validate = compileUntrustedSchema(schema);
+    const errors = validate(hostile(data));
+    const message = expect.stringMatching(/is not a function/);
+    expect(errors).toEqual([{ pointer: '', keyword: UNVALIDATABLE, message, params: expect.anything() }]);
+    expect(validate.validate(hostile(data))).toEqual(errors);
+  });
+
+  it('still judges ordinary values, and hostile ones that never reach deep equality', () => {
+    const validate = compileUntrustedSchema({ enum: [{}, { a: 'x' }] });
+    expect(validate({})).toEqual([]);
+    expect(validate({ a: 1 })).toEqual([expect.objectContaining({ keyword: 'enum' })]);
+    const typed = compileUntrustedSchema({ type: 'object', properties: { toString: { type: 'array' } } });
+    expect(typed(hostile('{"toString": []}'))).toEqual([]);
+  });
+
+  it('turns a stack overflow on deep data into the same single error', () => {
+    const nested = { type: 'array', items: { $ref: '#/definitions/nested' } };
+    const validate = compileUntrustedSchema({ $ref: '#/definitions/nested', definitions: { nested } });
+    let deep: unknown = [];
+    for (let i = 0; i < 200_000; i += 1) deep = [deep];
+    const errors = validate(deep);
+    expect(errors).toEqual([expect.objectContaining({ pointer: '', keyword: UNVALIDATABLE })]);
+    expect(errors[0].message).toMatch(/RangeError/);
   });
 });
