@@ -1,10 +1,8 @@
 /**
- * Reading JSONLogic constraints symbolically: which data paths a rule reads from the output, and a
- * readable form for diagnostics (`qaFindings.overallScore >= 0.8`).
+ * A readable form of JSONLogic constraints for diagnostics (`qaFindings.overallScore >= 0.8`);
+ * which paths a rule reads is `@flex/logic`'s (`rulePaths`), shared with the planner and executor.
  */
 
-// Operators whose later arguments run once per array item, with `var` relative to the item.
-const ITEM_SCOPED = new Set(['map', 'filter', 'all', 'none', 'some', 'reduce']);
 const INFIX = new Set(['==', '===', '!=', '!==', '>', '>=', '<', '<=', '+', '-', '*', '/', '%', 'in']);
 const MAX_READABLE = 4_000;
 
@@ -12,40 +10,7 @@ type Rule = Record<string, unknown>;
 const isRule = (v: unknown): v is Rule => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1;
 const argsOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : [v]);
 
-/** The output paths (dot-separated, non-empty) a rule reads at the top level of the output. */
-export function rootPaths(rule: unknown): string[] {
-  const found = new Set<string>();
-  collect(rule, found);
-  return [...found];
-}
-
-function collect(node: unknown, found: Set<string>): void {
-  if (Array.isArray(node)) {
-    for (const item of node) collect(item, found);
-    return;
-  }
-  if (!isRule(node)) return;
-  const [op, raw] = Object.entries(node)[0];
-  const args = argsOf(raw);
-  if (op === 'var') {
-    if (typeof args[0] === 'string' && args[0] !== '') found.add(args[0]);
-    else if (typeof args[0] === 'number') found.add(String(args[0]));
-    else collect(args[0], found);
-    collect(args.slice(1), found);
-  } else if (op === 'missing') {
-    for (const a of args) typeof a === 'string' && a !== '' ? found.add(a) : collect(a, found);
-  } else if (op === 'missing_some') {
-    for (const a of argsOf(args[1])) typeof a === 'string' && a !== '' ? found.add(a) : collect(a, found);
-  } else if (ITEM_SCOPED.has(op)) {
-    collect(args[0], found); // the array comes from the output; the body reads each item
-    if (op === 'reduce') collect(args[2], found);
-  } else {
-    collect(args, found);
-  }
-}
-
-/** The first segment of a data path: the top-level property (facet) it reads. */
-export const rootOf = (path: string): string => path.split('.')[0];
+export { rootOf, rulePaths as rootPaths } from '@flex/logic';
 
 /** A readable one-line form of a rule. */
 export function formatRule(rule: unknown): string {
