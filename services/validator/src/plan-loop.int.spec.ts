@@ -25,9 +25,9 @@ describe('plan → proof → run (embedded)', () => {
   });
 
   it('a first draft the validator rejects, a second it accepts: plan_requested → plan_rejected → plan_requested → plan_generated → complete', async () => {
-    // The caller asks for three variants; its schema allows two: the first draft branches three ways.
+    // The caller allows a plan three nodes deep; the first draft branches its two variants (depth 4).
     const envelope = sample();
-    envelope.inputs.variantCount = 3;
+    envelope.policies = { planner: { topology: { maxDepth: 3 } } };
     const result = await client.runStream(envelope);
     expect(result.status).toBe(200);
     const planning = types(result.frames).filter((t) => t.startsWith('plan_'));
@@ -36,18 +36,18 @@ describe('plan → proof → run (embedded)', () => {
     expect(rejected).toMatchObject({
       attempt: 1,
       metadata: { plannerId: 'rule-based' },
-      diagnostics: { status: 'rejected', failures: [{ cause: 'schema_incompatible', constraintId: 'policy.variantCount', constraint: 'variantCount 3 exceeds copyVariants.maxItems 2' }] },
+      diagnostics: { status: 'rejected', verdict: 'refuted', failures: [{ cause: 'schema_incompatible', constraintId: 'structure.max_depth' }] },
     });
     expect(rejected.diagnostics.satisfactionScore).toBeLessThan(1);
     const second = result.frames.filter((f) => f.type === 'plan_requested')[1];
     expect(second.payload).toMatchObject({ attempt: 2, reason: 'rejected', diagnostics: { status: 'rejected' } });
     const generated = PlanGeneratedPayloadSchema.parse(payloadOf(result.frames, 'plan_generated'));
-    expect(generated).toMatchObject({ planVersion: 1, diagnostics: { status: 'accepted', satisfactionScore: 1 } });
+    expect(generated).toMatchObject({ planVersion: 1, diagnostics: { status: 'accepted', satisfactionScore: 1, verdict: 'proven' } });
     // Both drafts name the registry the planner was given: the live one, as a replay can check.
     const live = registrySnapshotOf(activeRegistrations(await fetchCapabilitySnapshot(flex.runtime.messaging, flex.runtime.prefix)));
     expect(rejected.registry).toEqual(live);
     expect(generated.registry).toEqual(live);
-    expect(generated.nodes.filter((n: { kind: string }) => n.kind === 'branch')).toHaveLength(2);
+    expect(generated.nodes.filter((n: { kind: string }) => n.kind === 'branch')).toHaveLength(0);
     expect(types(result.frames).at(-1)).toBe('complete');
     expect(payloadOf(result.frames, 'complete').output.copyVariants).toHaveLength(2);
   }, 60_000);
@@ -71,13 +71,21 @@ describe('plan → proof → run (embedded)', () => {
     expect(payloadOf(result.frames, 'complete')).toMatchObject({ satisfactionScore: 1, observedSatisfaction: 1 });
   }, 60_000);
 
-  it('fails the run with constraint_failed when a proven hard constraint does not hold on the output', async () => {
+  it('refutes a hard constraint no output can meet, before any agent runs, naming it and the path', async () => {
     const envelope = sample();
     envelope.outputContract.constraints = [{ constraintId: 'min_qa', level: 'hard', expr: { '>': [{ var: 'qaFindings.overallScore' }, 1] } }];
     const result = await client.runStream(envelope);
-    expect(types(result.frames)).toContain('plan_generated');
-    expect(payloadOf(result.frames, 'validation_error')).toMatchObject({ scope: 'final_output', errors: [{ path: '/constraints/min_qa' }] });
-    expect(payloadOf(result.frames, 'run_failed')).toMatchObject({ code: 'constraint_failed' });
-    expect(types(result.frames)).not.toContain('complete');
+    const frames = types(result.frames);
+    expect(frames).not.toContain('plan_generated');
+    expect(frames).not.toContain('node_start');
+    expect(frames.at(-1)).toBe('run_failed');
+    expect(payloadOf(result.frames, 'plan_rejected').diagnostics).toMatchObject({
+      status: 'rejected',
+      verdict: 'refuted',
+      failures: [{ cause: 'schema_incompatible', constraintId: 'min_qa', details: { verdict: 'refuted', findings: [{ pointer: '/qaFindings/overallScore' }] } }],
+    });
+    const failed = payloadOf(result.frames, 'run_failed');
+    expect(failed.diagnostics.status).toBe('rejected');
+    expect(JSON.stringify(failed.diagnostics.failures)).toContain('min_qa');
   }, 60_000);
 });

@@ -42,13 +42,18 @@ describe('the rule-based planner learns from rejection', () => {
     expect(kinds(planOf(planRuleBased(request(sampleEnvelope(), { diagnostics: required }))))).toContain('transformation');
   });
 
-  it('reconciles the variant count with the schema on schema_incompatible', () => {
+  it('reconciles the variant count with the schema: up front (the contract binds), and again on schema_incompatible', () => {
     const three = sampleEnvelope((raw) => (raw.inputs.variantCount = 3));
-    expect(planOf(planRuleBased(request(three))).metadata.branchCount).toBe(3);
+    expect(planOf(planRuleBased(request(three))).metadata.branchCount).toBe(2);
     const diagnostics = rejected(hard({ cause: 'schema_incompatible', constraintId: 'variant_count', constraint: 'variantCount 3 exceeds copyVariants maxItems 2', nodeId: 'execution-1' }));
     const result = planRuleBased(request(three, { diagnostics }));
     expect(planOf(result).metadata.branchCount).toBe(2);
-    expect(result).toMatchObject({ metadata: { revisions: ['variantCount 3 → 2 (schema allows 2..2)'] } });
+    const topology = sampleEnvelope((raw) => {
+      delete raw.outputContract.schema.properties.copyVariants.minItems;
+      delete raw.outputContract.schema.properties.copyVariants.maxItems;
+      raw.inputs.variantCount = 3;
+    });
+    expect(planOf(planRuleBased(request(topology))).metadata.branchCount).toBe(3);
   });
 
   it('steers away from a capability the validator found unavailable', () => {

@@ -1,4 +1,6 @@
 import type { PlanNodeKind, TaskEnvelope } from '@flex/contracts';
+import { envelopeFacets } from '@flex/facets';
+import { chooseCount, contractLength, COUNT_KNOBS, requestedCount } from '@flex/proof';
 
 /** The knobs a rule-based plan is built with: the envelope's policies, revised by diagnostics. */
 export interface PlanShape {
@@ -22,7 +24,7 @@ export function shapeFromEnvelope(envelope: TaskEnvelope): PlanShape {
   const topology = planner.topology ?? {};
   const selection = planner.selection ?? {};
   return {
-    variantCount: topology.variantCount ?? inputVariantCount(envelope) ?? 1,
+    variantCount: contractVariantCount(envelope) ?? topology.variantCount ?? inputVariantCount(envelope) ?? 1,
     requiredKinds: [...(topology.requiredKinds ?? [])],
     forbiddenKinds: [...(topology.forbiddenKinds ?? [])],
     require: [...(selection.require ?? [])],
@@ -32,6 +34,19 @@ export function shapeFromEnvelope(envelope: TaskEnvelope): PlanShape {
     extraTargets: [],
     enforce: [],
   };
+}
+
+/**
+ * The variant count the contract allows, nearest to what the caller asked for (policies, inputs):
+ * the contract binds the plan, so a schema asking for exactly 3 variants gets 3 whatever the
+ * objective text or a stale policy says.
+ */
+function contractVariantCount(envelope: TaskEnvelope): number | undefined {
+  const properties = (envelope.outputContract.schema as { properties?: Record<string, unknown> }).properties ?? {};
+  const key = Object.keys(COUNT_KNOBS).find((k) => k in properties);
+  if (key === undefined) return undefined;
+  const requested = requestedCount(envelope, envelopeFacets(envelope).values);
+  return chooseCount(contractLength(envelope, key, properties[key]), requested);
 }
 
 /** A variant count the caller put in the inputs (`inputs.variantCount`), when it is a sane integer. */

@@ -1,5 +1,6 @@
 import type { CapabilityRegistration, PlanEdge, PlanGraph, PlanNode, PlannerError, PlannerOutput } from '@flex/contracts';
 import { envelopeFacets } from '@flex/facets';
+import { bindContract } from '@flex/proof';
 import { matchesAny } from './capability-scoring';
 import { reviseShape } from './diagnostics-revision';
 import { agentOf, GraphBuilder, type NodeDraft } from './graph-builder';
@@ -8,7 +9,8 @@ import { plannerError, plannerOutput, type Planner, type PlannerRequest } from '
 import { plannerInputHash } from './planner-input';
 import { shapeFromEnvelope, type PlanShape } from './plan-shape';
 import { capabilitiesToAvoid, keepCompletedWork } from './replan';
-import { schemaProperties, targetFacets, VALIDATION_FACETS } from './targets';
+import { splitIntoLanes } from './lanes';
+import { mandatoryTargets, schemaProperties, targetFacets, VALIDATION_FACETS } from './targets';
 import { branchNodes, transformationNode } from './virtual-nodes';
 
 export const RULE_BASED_PLANNER = { id: 'rule-based', version: '1.0.0', mode: 'full' as const };
@@ -58,7 +60,11 @@ function draft(request: PlannerRequest): PlannerOutput | PlannerError {
   if (targets.length === 0) return plannerError('PLANNER_INVALID_GOAL', 'the output contract names no facet to produce', { properties: schemaProperties(envelope) });
   const registry = [...request.capabilities].sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0));
   const builder = new GraphBuilder(envelope, capabilities, registry, new Set(Object.keys(envelopeFacets(envelope).values)), shape, schemaProperties(envelope));
-  const missing = targets.filter((facet) => builder.ensure(facet) === undefined);
+  const mandatory = mandatoryTargets(envelope);
+  const missing = targets.filter((facet) => builder.ensure(facet) === undefined && (mandatory.has(facet) || shape.extraTargets.includes(facet)));
+  if (missing.length === 0 && builder.drafts.length === 0) {
+    return plannerError('PLANNER_NO_CAPABILITIES', `no active capability produces any of ${targets.join(', ')}`, { missingFacets: targets });
+  }
   if (missing.length > 0) {
     const forbidden = shape.forbiddenKinds.length ? ` (forbidden kinds: ${shape.forbiddenKinds.join(', ')})` : '';
     return plannerError('PLANNER_NO_CAPABILITIES', `no active capability produces ${missing.join(', ')}${forbidden}`, { missingFacets: missing });
@@ -69,8 +75,9 @@ function draft(request: PlannerRequest): PlannerOutput | PlannerError {
       return plannerError('PLANNER_NO_CAPABILITIES', 'policy requires a validation node but no active capability produces QA findings', { requiredKinds: ['validation'] });
     }
   }
-  const plan = assemble(request, shape, builder);
-  return plannerOutput(request.replan ? keepCompletedWork(plan, request.replan) : plan, revision.actions.length ? { revisions: revision.actions } : {});
+  const plan = splitIntoLanes(assemble(request, shape, builder), envelope);
+  const kept = request.replan ? keepCompletedWork(plan, request.replan) : plan;
+  return plannerOutput(bindContract(kept, envelope), revision.actions.length ? { revisions: revision.actions } : {});
 }
 
 function usableCapabilities(request: PlannerRequest, shape: PlanShape): CapabilityRegistration[] {

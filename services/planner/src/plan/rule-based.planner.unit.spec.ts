@@ -63,7 +63,12 @@ describe('rule-based planner: plan shape for the spec samples', () => {
   });
 
   it('has no branch nodes for a single variant', () => {
-    const plan = planOf(planRuleBased(request(sampleEnvelope((raw) => (raw.inputs.variantCount = 1)))));
+    const one = sampleEnvelope((raw) => {
+      raw.inputs.variantCount = 1;
+      raw.outputContract.schema.properties.copyVariants.minItems = 1;
+      raw.outputContract.schema.properties.copyVariants.maxItems = 1;
+    });
+    const plan = planOf(planRuleBased(request(one)));
     expect(plan.nodes.map((n) => n.kind)).toEqual(['structuring', 'execution', 'fallback']);
     expect(plan.metadata.branchCount).toBe(0);
   });

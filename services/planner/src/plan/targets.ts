@@ -1,3 +1,4 @@
+import { ruleRoots } from '@flex/logic';
 import type { TaskEnvelope } from '@flex/contracts';
 
 /** Facets whose values are QA results: a capability producing only these is a validation node. */
@@ -11,11 +12,29 @@ export function schemaProperties(envelope: TaskEnvelope): string[] {
 
 /** Facets the caller's schema asks for at its top level, plus those hard and soft constraints read. */
 export function targetFacets(envelope: TaskEnvelope): string[] {
-  const wanted = new Set(schemaProperties(envelope));
+  const wanted = new Set([...schemaProperties(envelope), ...requiredProperties(envelope)]);
   for (const c of envelope.outputContract.constraints ?? []) {
     if (c.level !== 'informational') for (const root of varRoots(c.expr)) wanted.add(root);
   }
   return [...wanted].filter((f) => f.length > 0).sort();
+}
+
+/**
+ * The targets a plan cannot do without: the schema's required properties and what hard constraints
+ * read. Optional properties and soft constraints are produced when some capability can, and never
+ * block a plan (a run without them still meets the contract).
+ */
+export function mandatoryTargets(envelope: TaskEnvelope): Set<string> {
+  const wanted = new Set(requiredProperties(envelope));
+  for (const c of envelope.outputContract.constraints ?? []) {
+    if (c.level === 'hard') for (const root of varRoots(c.expr)) wanted.add(root);
+  }
+  return wanted;
+}
+
+function requiredProperties(envelope: TaskEnvelope): string[] {
+  const required = (envelope.outputContract.schema as { required?: unknown }).required;
+  return Array.isArray(required) ? required.filter((k): k is string => typeof k === 'string' && k.length > 0) : [];
 }
 
 /** The constraints with the id the validator gives them (`constraint_<index>` when unnamed), and the facets they read. */
@@ -28,17 +47,5 @@ export function constraintRoots(envelope: TaskEnvelope, constraintId: string): s
   return constraintsWithRoots(envelope).find((c) => c.id === constraintId)?.roots ?? [];
 }
 
-/** Root facet of every JSONLogic `var` in `expr`, sorted and unique. */
-export function varRoots(expr: unknown): string[] {
-  return [...new Set(varPaths(expr).map((p) => p.split('.')[0]).filter((p) => p.length > 0))].sort();
-}
-
-function varPaths(expr: unknown): string[] {
-  if (Array.isArray(expr)) return expr.flatMap(varPaths);
-  if (!expr || typeof expr !== 'object') return [];
-  return Object.entries(expr).flatMap(([op, arg]) => {
-    if (op !== 'var') return varPaths(arg);
-    const path = Array.isArray(arg) ? arg[0] : arg;
-    return typeof path === 'string' ? [path] : [];
-  });
-}
+/** The facets one constraint reads at the top level of the output (quantifier bodies read items). */
+export const varRoots = (expr: unknown): string[] => ruleRoots(expr).filter((p) => p.length > 0);

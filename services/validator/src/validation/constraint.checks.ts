@@ -1,9 +1,8 @@
 import { getFacetCatalog, type ConstraintSpec, type PlanDiagnostic, type PlanNode } from '@flex/contracts';
-import { constraintIdOf, evaluateRule, truthy } from '@flex/logic';
+import { constraintIdOf } from '@flex/logic';
 import { formatRule, rootOf, rootPaths } from './constraint-rules';
 import type { EnvelopeFacts } from './envelope-facts';
 import type { PlanIndex } from './plan-index';
-import { plannedVariants, variantArrays } from './policy.checks';
 import type { RegistryIndex } from './registry-index';
 
 interface Subject {
@@ -20,19 +19,17 @@ interface Scope {
   registry: RegistryIndex;
   /** Main-path nodes producing each output key, in topological order. */
   producers: ReadonlyMap<string, readonly PlanNode[]>;
-  /** Array lengths the plan fixes (variantCount on the array the execution node produces). */
-  lengths: ReadonlyMap<string, number>;
 }
 
 /**
- * Symbolic satisfiability of the output contract's constraints (spec 000 §5.9.1–5.9.3): a producer
- * for every facet a constraint reads (`missing_producer`), an enforcer for every hard constraint
- * (`missing_enforcer`), soft constraints the plan cannot meet (`unsatisfied_soft`) and an
- * `advisory` for each informational one.
+ * The structure of the output contract's constraints (spec 000 §5.9.1–5.9.3): a producer for
+ * every facet a constraint reads (`missing_producer`; `unsatisfied_soft` for a soft one, which never
+ * blocks), an enforcer for every hard constraint (`missing_enforcer`), and an `advisory` for each
+ * informational one. Whether a constraint holds is the proof's (proof.checks.ts).
  */
 export function checkConstraints(index: PlanIndex, facts: EnvelopeFacts, registry: RegistryIndex, constraints: readonly ConstraintSpec[]): PlanDiagnostic[] {
   if (constraints.length === 0) return [];
-  const scope: Scope = { index, facts, registry, producers: producersOf(index), lengths: fixedLengths(index, facts) };
+  const scope: Scope = { index, facts, registry, producers: producersOf(index) };
   return constraints.flatMap((spec, i) => {
     const paths = rootPaths(spec.expr);
     const subject = { id: constraintIdOf(spec, i), spec, readable: formatRule(spec.expr), paths, roots: [...new Set(paths.map(rootOf))] };
@@ -44,11 +41,8 @@ function checkOne(subject: Subject, scope: Scope): PlanDiagnostic[] {
   const missing = subject.roots.filter((root) => !scope.producers.has(root) && !scope.facts.supplied.has(root));
   if (missing.length > 0) return missing.map((root) => missingProducer(subject, scope, root));
   const fromPlan = subject.roots.filter((root) => scope.producers.has(root));
-  const out: PlanDiagnostic[] = [];
-  if (subject.spec.level === 'hard' && fromPlan.length > 0) out.push(...checkEnforcer(subject, scope, fromPlan));
-  const verdict = fromPlan.length === 0 ? evaluateOn(subject, scope.facts.values) : evaluateOnShape(subject, scope);
-  if (verdict === false) out.push(unmet(subject, scope));
-  return out;
+  // Whether the rule holds for every output the producers can give is the proof's (proof.checks).
+  return subject.spec.level === 'hard' && fromPlan.length > 0 ? checkEnforcer(subject, scope, fromPlan) : [];
 }
 
 function missingProducer(subject: Subject, scope: Scope, root: string): PlanDiagnostic {
@@ -88,20 +82,6 @@ function checkEnforcer(subject: Subject, scope: Scope, roots: string[]): PlanDia
   ];
 }
 
-function unmet(subject: Subject, scope: Scope): PlanDiagnostic {
-  const length = subject.paths.map((p) => p.slice(0, -'.length'.length)).find((root) => scope.lengths.has(root));
-  const planned = length === undefined ? '' : ` (the plan produces ${scope.lengths.get(length)} ${length})`;
-  const exact = exactTarget(subject.spec.expr);
-  const suggestion =
-    exact !== undefined && length !== undefined
-      ? `Expand branch node to produce exactly ${exact} ${length === 'copyVariants' ? 'variants' : `${length} items`}.`
-      : `Change the plan or the inputs so that ${subject.readable} can hold${planned}.`;
-  const base = { constraint: subject.readable, constraintId: subject.id, suggestion, details: { reason: 'contradicted', ...(length ? { property: length, planned: scope.lengths.get(length)! } : {}) } };
-  return subject.spec.level === 'hard'
-    ? { severity: 'hard', status: 'unsatisfied', cause: 'schema_incompatible', ...base }
-    : { severity: 'soft', status: 'unsatisfied', cause: 'unsatisfied_soft', ...base };
-}
-
 function advisory(subject: Subject, scope: Scope): PlanDiagnostic {
   const note = subject.spec.rationale ?? subject.spec.description ?? 'Informational: it changes neither acceptance nor the score.';
   const unproduced = subject.roots.filter((root) => !scope.producers.has(root) && !scope.facts.supplied.has(root));
@@ -113,24 +93,6 @@ function advisory(subject: Subject, scope: Scope): PlanDiagnostic {
     constraintId: subject.id,
     details: { note, ...(unproduced.length ? { unproduced } : {}) },
   };
-}
-
-/** Evaluate on values fixed now (facets only the envelope supplies): true/false, or undefined when it cannot say. */
-function evaluateOn(subject: Subject, data: unknown): boolean | undefined {
-  const result = evaluateRule(subject.spec.expr, data);
-  return result.ok ? truthy(result.value) : undefined;
-}
-
-/** When every path the rule reads is `<array>.length` of an array whose length the plan fixes, evaluate it on that shape. */
-function evaluateOnShape(subject: Subject, scope: Scope): boolean | undefined {
-  if (scope.lengths.size === 0 || subject.paths.length === 0) return undefined;
-  const shape: Record<string, { length: number }> = {};
-  for (const path of subject.paths) {
-    const root = path.endsWith('.length') ? path.slice(0, -'.length'.length) : undefined;
-    if (root === undefined || root.includes('.') || !scope.lengths.has(root)) return undefined;
-    shape[root] = { length: scope.lengths.get(root)! };
-  }
-  return evaluateOn(subject, shape);
 }
 
 function producersOf(index: PlanIndex): Map<string, PlanNode[]> {
@@ -149,23 +111,6 @@ function producersOf(index: PlanIndex): Map<string, PlanNode[]> {
     }
   }
   return out;
-}
-
-function fixedLengths(index: PlanIndex, facts: EnvelopeFacts): Map<string, number> {
-  const out = new Map<string, number>();
-  const count = plannedVariants(index, facts)?.value;
-  if (count === undefined) return out;
-  for (const property of variantArrays(index, facts)) out.set(property, count);
-  return out;
-}
-
-/** `{ '==': [{ var: 'x.length' }, N] }` (either side) → N. */
-function exactTarget(rule: unknown): number | undefined {
-  if (!rule || typeof rule !== 'object') return undefined;
-  const [op, args] = Object.entries(rule as Record<string, unknown>)[0] ?? [];
-  if ((op !== '==' && op !== '===') || !Array.isArray(args) || args.length !== 2) return undefined;
-  const n = args.find((a) => typeof a === 'number');
-  return typeof n === 'number' ? n : undefined;
 }
 
 const keyOf = (facet: string): string => getFacetCatalog().get(facet)?.propertyKey ?? facet;

@@ -30,7 +30,7 @@ export function checkInputCoverage(index: PlanIndex, supplied: ReadonlySet<strin
   const out: PlanDiagnostic[] = [];
   for (const node of index.order) {
     for (const facet of node.inputFacets) {
-      if (supplied.has(facet) || index.hasUpstream(node.id, facet) || !catalog.has(facet)) continue;
+      if (supplied.has(facet) || node.bindings?.inputs?.[facet] || index.hasUpstream(node.id, facet) || !catalog.has(facet)) continue;
       const producer = registry.producers.get(facet)?.[0];
       const suggestion = producer
         ? `Insert ${producer.capabilityId} before ${node.id}.`

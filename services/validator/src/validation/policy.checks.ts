@@ -41,9 +41,9 @@ export function checkPolicyAgainstSchema(index: PlanIndex, facts: EnvelopeFacts)
     const { minItems, maxItems } = facts.arrays.get(property) ?? {};
     const conflict =
       maxItems !== undefined && count.value > maxItems
-        ? { bound: 'maxItems', limit: maxItems, relation: 'exceeds', fix: `at most ${maxItems}`, raise: 'raise' }
+        ? { bound: 'maxItems', limit: maxItems, relation: 'exceeds', fix: `at most ${maxItems}`, too: 'many' }
         : minItems !== undefined && count.value < minItems
-          ? { bound: 'minItems', limit: minItems, relation: 'is below', fix: `at least ${minItems}`, raise: 'lower' }
+          ? { bound: 'minItems', limit: minItems, relation: 'is below', fix: `at least ${minItems}`, too: 'few' }
           : undefined;
     if (!conflict) continue;
     out.push({
@@ -53,7 +53,8 @@ export function checkPolicyAgainstSchema(index: PlanIndex, facts: EnvelopeFacts)
       constraint: `variantCount ${count.value} ${conflict.relation} ${property}.${conflict.bound} ${conflict.limit}`,
       constraintId: 'policy.variantCount',
       ...(executor ? { nodeId: executor.id } : {}),
-      suggestion: `Reconcile the caller policy with the schema: set variantCount (${count.source}) to ${conflict.fix}, or ${conflict.raise} ${property}.${conflict.bound}.`,
+      // Toward satisfaction from the plan's side: the plan changes its count, the contract stays.
+      suggestion: `The plan produces too ${conflict.too} ${property} (${count.value}, from ${count.source}): produce ${conflict.fix}, as ${property}.${conflict.bound} requires.`,
       details: { check: 'policy_schema', property, variantCount: count.value, [conflict.bound]: conflict.limit, source: count.source },
     });
   }

@@ -1,3 +1,4 @@
+import { bindContract } from '@flex/proof';
 import type { CapabilityRegistration, DiagnosticsBundle, PlanDiagnostic, PlanGraph, TaskEnvelope } from '@flex/contracts';
 import { provePlan } from './prove-plan';
 import {
@@ -22,6 +23,8 @@ interface Case {
   plan: PlanGraph;
   registry?: readonly CapabilityRegistration[];
   status: DiagnosticsBundle['status'];
+  /** The plan is proved as given, not as the planner would bind it. */
+  unbound?: boolean;
   score?: number;
   expect: Array<Partial<PlanDiagnostic>>;
 }
@@ -36,6 +39,8 @@ function branched(count: number): PlanGraph {
 }
 
 const all = (b: DiagnosticsBundle) => [...b.failures, ...b.warnings, ...b.infos];
+/** `qaFindings.overallScore >= 0.8` over a score in [0, 1]: the proof cannot decide it; runtime checks do. */
+const MIN_QA_AT_RUN_TIME = { severity: 'informational', status: 'unknown', cause: 'advisory', constraintId: 'min_qa', details: { verdict: 'unknown', obligation: 'constraint' } } as const;
 const sound = planOf([strategyNode, writerNode(), qaNode(['min_qa'])]);
 
 // Spec 000 §5.9.3–5.9.5, one row per diagnostic cause, from the spec's own examples where it has them.
@@ -64,22 +69,22 @@ const CASES: Case[] = [
     envelope: envelopeWith({ constraints: [MIN_QA] }),
     plan: planOf([strategyNode, writerNode(), qaNode()]),
     status: 'rejected',
-    expect: [{ severity: 'hard', cause: 'missing_enforcer', constraintId: 'min_qa', nodeId: 'validation-1', capabilityId: QA.capabilityId }],
+    expect: [{ severity: 'hard', cause: 'missing_enforcer', constraintId: 'min_qa', nodeId: 'validation-1', capabilityId: QA.capabilityId }, MIN_QA_AT_RUN_TIME],
   },
   {
     name: 'min_qa enforced by a node that never sees qaFindings → missing_enforcer',
     envelope: envelopeWith({ constraints: [MIN_QA] }),
     plan: planOf([strategyNode, writerNode(['min_qa']), qaNode()]),
     status: 'rejected',
-    expect: [{ cause: 'missing_enforcer', constraintId: 'min_qa', details: { reason: 'missing_enforcer', facets: ['qaFindings'], listedBy: ['execution-1'] } }],
+    expect: [{ cause: 'missing_enforcer', constraintId: 'min_qa', details: { reason: 'missing_enforcer', facets: ['qaFindings'], listedBy: ['execution-1'] } }, MIN_QA_AT_RUN_TIME],
   },
   {
-    name: 'min_qa produced and enforced by the QA node → accepted, score 1',
+    name: 'min_qa produced and enforced by the QA node → accepted, score 1, the run-time check named',
     envelope: envelopeWith({ constraints: [MIN_QA] }),
     plan: sound,
-    status: 'accepted',
+    status: 'accepted_with_findings',
     score: 1,
-    expect: [],
+    expect: [MIN_QA_AT_RUN_TIME],
   },
   {
     name: 'exact_two soft with three variants planned → accepted_with_findings, unsatisfied_soft, score (1·1 + 0.5·0) / 1.5',
@@ -95,16 +100,18 @@ const CASES: Case[] = [
         constraint: 'copyVariants.length == 2',
         constraintId: 'exact_two',
         suggestion: 'Expand branch node to produce exactly 2 variants.',
+        details: { verdict: 'refuted', obligation: 'constraint' },
       },
+      MIN_QA_AT_RUN_TIME,
     ],
   },
   {
-    name: 'exact_two soft with two variants planned → accepted',
+    name: 'exact_two soft with two variants planned → accepted (proven: the plan asks for exactly two)',
     envelope: envelopeWith({ constraints: [MIN_QA, EXACT_TWO], variantCount: 2 }),
     plan: sound,
-    status: 'accepted',
+    status: 'accepted_with_findings',
     score: 1,
-    expect: [],
+    expect: [MIN_QA_AT_RUN_TIME],
   },
   {
     name: 'a soft constraint on a facet nobody produces → non-blocking guidance',
@@ -121,15 +128,27 @@ const CASES: Case[] = [
     status: 'accepted_with_findings',
     score: 1,
     expect: [
+      MIN_QA_AT_RUN_TIME,
       { severity: 'informational', status: 'unknown', cause: 'advisory', constraintId: 'tone_hint', constraint: '!!(toneOfVoice)', details: { note: "Planner may prefer 'professional' for B2B.", unproduced: ['toneOfVoice'] } },
     ],
   },
   {
-    name: 'hard constraint the planned shape contradicts → schema_incompatible',
+    name: 'a hard count constraint binds the plan: the caller asks for 3, the contract for exactly 2 → the writer is asked for 2, proven',
     envelope: envelopeWith({ constraints: [{ ...EXACT_TWO, level: 'hard' }], variantCount: 3 }),
     plan: planOf([strategyNode, writerNode(['exact_two'])]),
+    status: 'accepted',
+    expect: [],
+  },
+  {
+    name: 'hard constraint the plan\'s bound count contradicts → schema_incompatible naming the count to produce',
+    envelope: envelopeWith({ constraints: [{ ...EXACT_TWO, level: 'hard' }], variantCount: 3 }),
+    plan: planOf([strategyNode, { ...writerNode(['exact_two']), bindings: { inputs: { planKnobs: { variantCount: 3 } }, outputs: { copyVariants: { type: 'array', minItems: 3, maxItems: 3 } } } }]),
+    unbound: true,
     status: 'rejected',
-    expect: [{ severity: 'hard', cause: 'schema_incompatible', constraintId: 'exact_two', details: { reason: 'contradicted', property: 'copyVariants', planned: 3 } }],
+    expect: [
+      { severity: 'hard', cause: 'schema_incompatible', constraintId: 'exact_two', suggestion: 'Expand branch node to produce exactly 2 variants.', details: { verdict: 'refuted' } },
+      { severity: 'informational', status: 'unknown', constraintId: 'schema/copyVariants', details: { verdict: 'unknown', keywords: ['bindings'] } },
+    ],
   },
   {
     name: 'hard constraint on a facet only the envelope supplies, and it holds → accepted without an enforcer',
@@ -292,7 +311,8 @@ const CASES: Case[] = [
 
 describe('validator: every diagnostic cause (spec 000 §5.9)', () => {
   it.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
-    const bundle = provePlan(c.plan, c.envelope, c.registry ?? REGISTRY);
+    // Plans as the planner hands them over: the caller's contract bound into the producers.
+    const bundle = provePlan(c.unbound ? c.plan : bindContract(c.plan, c.envelope), c.envelope, c.registry ?? REGISTRY);
     expect(bundle.status).toBe(c.status);
     if (c.score !== undefined) expect(bundle.satisfactionScore).toBeCloseTo(c.score, 6);
     expect(all(bundle)).toHaveLength(c.expect.length);
@@ -301,15 +321,18 @@ describe('validator: every diagnostic cause (spec 000 §5.9)', () => {
 
   it('an informational constraint changes neither the verdict, the score nor the other findings', () => {
     const envelope = envelopeWith({ constraints: [MIN_QA, EXACT_TWO], variantCount: 3, maxItems: 5 });
-    const without = provePlan(sound, envelope, REGISTRY);
-    const withInfo = provePlan(sound, { ...envelope, outputContract: { ...envelope.outputContract, constraints: [MIN_QA, EXACT_TWO, TONE_HINT] } }, REGISTRY);
-    expect({ ...withInfo, infos: [] }).toEqual(without);
-    expect(withInfo.infos.map((d) => d.cause)).toEqual(['advisory']);
+    const withTone = { ...envelope, outputContract: { ...envelope.outputContract, constraints: [MIN_QA, EXACT_TWO, TONE_HINT] } };
+    const without = provePlan(bindContract(sound, envelope), envelope, REGISTRY);
+    const withInfo = provePlan(bindContract(sound, withTone), withTone, REGISTRY);
+    expect({ ...withInfo, infos: without.infos }).toEqual(without);
+    expect(withInfo.infos.filter((d) => d.constraintId === 'tone_hint').map((d) => d.cause)).toEqual(['advisory']);
+    expect(withInfo.infos.filter((d) => d.constraintId !== 'tone_hint')).toEqual(without.infos);
   });
 
   it('reads constraints inside array operators relative to each item', () => {
     const everyHasCta = { constraintId: 'cta', level: 'hard' as const, expr: { all: [{ var: 'copyVariants' }, { '!!': [{ var: 'callToAction' }] }] } };
     const bundle = provePlan(planOf([strategyNode, writerNode(['cta'])]), envelopeWith({ constraints: [everyHasCta] }), REGISTRY);
     expect(bundle.status).toBe('accepted');
+    expect(bundle.verdict).toBe('proven');
   });
 });

@@ -15,6 +15,7 @@ import {
 } from '@flex/contracts';
 import { evolveRun, initialRunState } from '@flex/run-model';
 import { givenEvents } from '@flex/testing';
+import { bindContract } from '@flex/proof';
 import { mergeDiagnostics } from './diagnostics-merger';
 import { decideValidation, evolveValidator, initialValidatorState } from './validator.decide';
 import { envelopeWith, MIN_QA, planOf, qaNode, REGISTRY, strategyNode, TONE_HINT, writerNode } from './validation.fixtures';
@@ -37,7 +38,8 @@ const registry = registrySnapshotOf(REGISTRY);
 
 const writer = { id: 'execution-1', kind: 'execution' as const, label: 'W', capabilityId: 'W.write', inputFacets: [], outputFacets: ['copyVariants'] };
 
-function stateWithDraft(draft: PlanGraph, attempt = 1) {
+function stateWithDraft(unbound: PlanGraph, attempt = 1) {
+  const draft = bindContract(unbound, envelope); // as the planner hands drafts over
   const events = givenEvents('run-r1', [
     { type: 'start', payload: { runId: 'r1', envelope, normalization: [], owner: { principal: 'p', role: 'client' } } },
     { type: 'plan_requested', payload: { attempt, reason: 'initial', policyKeys: [] } },
@@ -53,7 +55,7 @@ describe('validator: decide', () => {
     expect(event.type).toBe('plan_generated');
     const payload = PlanGeneratedPayloadSchema.parse(event.payload);
     expect(payload).toMatchObject({ planVersion: 1, registry, nodes: [{ nodeId: 'execution-1', capabilityId: 'W.write', provides: ['copyVariants'], enforces: [] }] });
-    expect(payload.diagnostics).toEqual({ status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] });
+    expect(payload.diagnostics).toEqual({ status: 'accepted', satisfactionScore: 1, verdict: 'proven', failures: [], warnings: [], infos: [] });
   });
 
   it('rejects an unregistered capability and asks for another attempt with the diagnostics', () => {
@@ -159,7 +161,12 @@ describe('validator: replans', () => {
     const diagnostics = { status: 'accepted_with_findings', satisfactionScore: 1, failures: [], warnings: [] };
     expect(payload).toMatchObject({ previousVersion: 1, version: 2, trigger, planHash: 'c'.repeat(64), registry, diagnostics });
     expect(payload.plan.planVersion).toBe(2);
-    expect(payload.diagnostics.infos).toEqual([expect.objectContaining({ cause: 'advisory', constraintId: 'tone_hint' })]);
+    expect(payload.diagnostics.infos).toEqual([
+      // A score in [0, 1] against 0.8: left to the run-time check.
+      expect.objectContaining({ cause: 'advisory', constraintId: 'min_qa', status: 'unknown' }),
+      expect.objectContaining({ cause: 'advisory', constraintId: 'tone_hint' }),
+    ]);
+    expect(payload.diagnostics.verdict).toBe('unknown');
     expect(payload.nodes.map((n) => [n.nodeId, n.enforces])).toEqual([['strategy-1', []], ['execution-1', []], ['validation-1', ['min_qa']]]);
   });
 
