@@ -6,7 +6,9 @@ import {
   type RegistrySnapshot,
 } from '@flex/contracts';
 import type { DecidedEvent } from '@flex/runtime';
+import { bindContract } from '@flex/proof';
 import { isTerminal, type RunState, type StartedRun } from '@flex/run-model';
+import { splitIntoLanes } from './lanes';
 import { isPlannerError } from './planner';
 import { plannerErrorDiagnostics, type KnownCapability } from './planner-error.diagnostics';
 import { planHash } from './planner-input';
@@ -48,10 +50,12 @@ function drafted(state: StartedRun, attempt: number, { result, registry, known }
     return runEvent('run_failed', { code: result.code, reason, diagnostics, registry });
   }
   const fallbackError = PlannerErrorSchema.safeParse(result.metadata.plannerError);
+  // Whatever planner drafted it (an LLM's draft too), the contract binds the plan before the proof.
+  const plan = bindContract(splitIntoLanes(result.plan, state.envelope), state.envelope);
   return runEvent('plan_drafted', {
     attempt,
-    plan: result.plan,
-    planHash: planHash(result.plan),
+    plan,
+    planHash: planHash(plan),
     registry,
     ...(fallbackError.success ? { plannerError: fallbackError.data } : {}),
   });

@@ -28,6 +28,15 @@ describe('decidePlan', () => {
     expect(PlanDraftedPayloadSchema.safeParse(events[0].payload).success).toBe(true);
   });
 
+  it('binds any planner's draft to the contract before the proof (an LLM draft arrives unbound)', () => {
+    const output = planRuleBased(request(envelope));
+    const unbound = { ...planOf(output), nodes: planOf(output).nodes.map(({ bindings: _dropped, ...n }) => n) };
+    const [event] = decidePlan(given(requested), 'req-1', planned({ ...output, plan: unbound } as never));
+    const drafted = PlanDraftedPayloadSchema.parse(event.payload);
+    expect(drafted.plan).toEqual(planOf(output));
+    expect(drafted.plan.nodes.find((n) => n.id === 'execution-1')?.bindings?.inputs).toEqual({ planKnobs: { variantCount: 2 } });
+  });
+
   it('carries the planner error of a fallback draft', () => {
     const output = planRuleBased(request(envelope));
     const error = { code: 'PLANNER_TIMEOUT' as const, message: 'no answer', retryable: true, details: {} };
