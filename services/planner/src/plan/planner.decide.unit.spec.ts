@@ -28,7 +28,7 @@ describe('decidePlan', () => {
     expect(PlanDraftedPayloadSchema.safeParse(events[0].payload).success).toBe(true);
   });
 
-  it('binds any planner's draft to the contract before the proof (an LLM draft arrives unbound)', () => {
+  it('binds the draft of any planner to the contract before the proof (an LLM draft arrives unbound)', () => {
     const output = planRuleBased(request(envelope));
     const unbound = { ...planOf(output), nodes: planOf(output).nodes.map(({ bindings: _dropped, ...n }) => n) };
     const [event] = decidePlan(given(requested), 'req-1', planned({ ...output, plan: unbound } as never));
