@@ -12,12 +12,7 @@ const { normalizeEnvelope, PlanGraphSchema, LIMITS } = require(join(ROOT, 'libs/
 const { bindContract, proveContract } = require(join(ROOT, 'libs/proof/dist/index.js'));
 const { provePlan } = require(join(ROOT, 'services/validator/dist/validation/prove-plan.js'));
 
-const reg = (capabilityId, inputContract, outputContract) => ({ capabilityId, agentType: 'ai', version: '1', displayName: capabilityId, summary: 's', inputContract, outputContract });
-const REGISTRY = [
-  reg('StrategyManagerAgent.briefing', ['objectiveBrief', 'audienceProfile', 'toneOfVoice', 'assetBundle'], ['writerBrief', 'planKnobs', 'strategicRationale']),
-  reg('ContentGeneratorAgent.linkedinVariants', ['writerBrief', 'planKnobs', 'toneOfVoice', 'audienceProfile'], ['copyVariants']),
-  reg('QualityAssuranceAgent.contentReview', ['copyVariants', 'writerBrief', 'qaRubric'], ['qaFindings', 'recommendationSet']),
-];
+const { REFERENCE: REGISTRY } = require('./registry');
 const item = { type: 'object', required: ['headline', 'body', 'callToAction'], properties: { headline: { type: 'string', maxLength: 80 }, body: { type: 'string', maxLength: 600 }, callToAction: { type: 'string', enum: ['Apply now', 'Join us'] } } };
 
 function envelopeOf(schema, constraints) {

@@ -10,11 +10,9 @@ const ROOT = join(__dirname, '..');
 const { normalizeEnvelope, PlanGraphSchema } = require(join(ROOT, 'libs/contracts/dist/index.js'));
 const { provePlan } = require(join(ROOT, 'services/validator/dist/validation/prove-plan.js'));
 
-const reg = (capabilityId, inputContract, outputContract) => ({ capabilityId, agentType: 'ai', version: '1', displayName: capabilityId, summary: 's', inputContract, outputContract });
+const { reg, REFERENCE } = require('./registry');
 const REGISTRY = [
-  reg('StrategyManagerAgent.briefing', ['objectiveBrief', 'audienceProfile', 'toneOfVoice', 'assetBundle'], ['writerBrief', 'planKnobs', 'strategicRationale']),
-  reg('ContentGeneratorAgent.linkedinVariants', ['writerBrief', 'planKnobs', 'toneOfVoice', 'audienceProfile'], ['copyVariants']),
-  reg('QualityAssuranceAgent.contentReview', ['copyVariants', 'writerBrief', 'qaRubric'], ['qaFindings', 'recommendationSet']),
+  ...REFERENCE,
   // A larger snapshot than the plan needs, as a live registry would be.
   ...Array.from({ length: 50 }, (_, i) => reg(`ThirdPartyAgent${i}.write`, ['writerBrief'], ['copyVariants'])),
 ];
