@@ -19,6 +19,27 @@ export interface AgentInvocation {
   context: AgentInvocationContext;
   /** When the executor stops waiting: epoch milliseconds (a value below 1e12 is read as a duration from receipt). */
   deadlineMs?: number;
+  /**
+   * The node's full output contract: the compiled schema of `outputFacets`, with what the caller's
+   * contract binds for a facet added as `allOf` under its property (exact counts, length bounds).
+   */
+  outputSchema?: Record<string, unknown>;
+  /** On a repair attempt: what an earlier attempt's output broke, to fix this time. */
+  feedback?: AgentFeedback;
+}
+
+/** The errors an earlier attempt of the same node was refused for. */
+export interface AgentFeedback {
+  /** The attempt the errors are about. */
+  attempt: number;
+  errors: AgentFeedbackError[];
+}
+
+/** One error: a JSON pointer into the output (or `/constraints/<id>`), the rule broken, and a message. */
+export interface AgentFeedbackError {
+  path: string;
+  keyword?: string;
+  message: string;
 }
 
 /** The slice of the task envelope the agent sees. */

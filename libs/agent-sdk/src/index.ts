@@ -1,6 +1,8 @@
 export type {
   AgentContext,
   AgentDefinition,
+  AgentFeedback,
+  AgentFeedbackError,
   AgentHandler,
   AgentInvocation,
   AgentInvocationContext,
@@ -20,4 +22,15 @@ export {
   type AgentErrorOptions,
   type FacetIssue,
 } from './errors';
+export {
+  boundsAt,
+  codePointLength,
+  effectiveOutputSchema,
+  feedbackSchema,
+  fitToSchema,
+  schemasAt,
+  truncateCodePoints,
+  type Bounds,
+  type SchemaView,
+} from './output-contract';
 export { jsonLineLogger, silentLogger, type AgentLogger } from './logger';

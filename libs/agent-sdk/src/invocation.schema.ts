@@ -17,6 +17,13 @@ const InvocationSchema = z.object({
     inputs: z.record(z.string(), z.unknown()).optional(),
   }),
   deadlineMs: z.number().nonnegative().optional(),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  feedback: z
+    .object({
+      attempt: z.number().int().min(1),
+      errors: z.array(z.object({ path: z.string(), keyword: z.string().optional(), message: z.string() })).max(200),
+    })
+    .optional(),
 });
 
 /** Parse an invocation where it enters the agent: a malformed one is `invalid_input`. */
