@@ -1,6 +1,9 @@
 export * from './run.state';
 export { evolveRun } from './run.evolve';
-export { upstreamOf, isStandby, readyNodes, mainPathComplete, topologicalOrder } from './plan.graph';
+export { upstreamOf, isStandby, readyNodes, mainPathComplete, topologicalOrder, ancestorsOf, descendantsOf } from './plan.graph';
+export { facetKey, nodeOutputSchema, nodeOutputErrors, bindingErrors, type OutputIssue } from './node-contract';
+export { facetValuesFor } from './node-view';
+export { enforcedConstraintErrors, constraintIssue, constraintRoots } from './node-constraints';
 export { evaluatePolicies, runtimePolicies, type PolicyTriggerInput, type PolicyFiring } from './policy/policy.evaluate';
 export { runMetrics, latestOutputs, readMetric } from './policy/run-metrics';
 export { decideAction, decideFirings, nextHitlRequestId, runSnapshot, BLOCKING_ACTIONS, type ActionContext } from './policy/action.decide';

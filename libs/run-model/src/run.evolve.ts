@@ -1,5 +1,6 @@
 import type { StoredEvent } from '@flex/event-store';
 import type { EventPayload } from '@flex/contracts';
+import { nodeCompleted, nodeFailed, nodeOutputRejected, nodeStarted, setNode } from './node.evolve';
 import { payloadOf, type NodeState, type RunState, type StartedRun } from './run.state';
 
 /** Fold one run-stream event into the state. Pure; unknown types only advance the version. */
@@ -47,25 +48,14 @@ export function evolveRun(state: RunState, event: StoredEvent): RunState {
       const p = payloadOf(event, 'plan_updated');
       return withPlan(next, p.plan, p.version, p.diagnostics.satisfactionScore);
     }
-    case 'node_start': {
-      const p = payloadOf(event, 'node_start');
-      const before = next.nodes[p.nodeId];
-      const planned = next.plan?.nodes.find((n) => n.id === p.nodeId)?.capabilityId;
-      const fallback = p.capabilityId && planned && p.capabilityId !== planned ? p.capabilityId : before?.fallbackCapabilityId;
-      const fromAttempt = fallback && !before?.fallbackCapabilityId ? p.attempt : before?.fallbackFromAttempt;
-      return setNode(next, p.nodeId, { status: 'running', attempt: p.attempt, startedAt: event.timestamp, capabilityId: p.capabilityId, fallbackCapabilityId: fallback, fallbackFromAttempt: fromAttempt });
-    }
-    case 'node_complete': {
-      const p = payloadOf(event, 'node_complete');
-      const before = next.nodes[p.nodeId];
-      return setNode(next, p.nodeId, { ...before, status: 'completed', attempt: p.attempt, output: p.output, usage: p.usage, capabilityId: p.capabilityId ?? before?.capabilityId, error: undefined, retryAt: undefined });
-    }
-    case 'node_error': {
-      const p = payloadOf(event, 'node_error');
-      const before = next.nodes[p.nodeId];
-      const retryAt = p.willRetry ? new Date(Date.parse(event.timestamp) + (p.retryInMs ?? 0)).toISOString() : undefined;
-      return setNode(next, p.nodeId, { ...before, status: p.willRetry ? 'retry_wait' : 'failed', attempt: p.attempt, error: p.error, retryAt });
-    }
+    case 'node_start':
+      return nodeStarted(next, payloadOf(event, 'node_start'), event.timestamp);
+    case 'node_complete':
+      return nodeCompleted(next, payloadOf(event, 'node_complete'));
+    case 'node_error':
+      return nodeFailed(next, payloadOf(event, 'node_error'), event.timestamp);
+    case 'validation_error':
+      return nodeOutputRejected(next, payloadOf(event, 'validation_error'));
     case 'policy_triggered':
       return withFiring(next, payloadOf(event, 'policy_triggered'));
     case 'hitl_request':
@@ -128,8 +118,4 @@ function withHitlResolved(state: StartedRun, p: EventPayload<'hitl_resolved'>): 
   const stillWaiting = Object.values(hitl).some((h) => h.status === 'pending');
   const status = state.status === 'awaiting_hitl' && !stillWaiting ? 'running' : state.status;
   return { ...state, hitl, status } as RunState;
-}
-
-function setNode(state: StartedRun, nodeId: string, node: NodeState): RunState {
-  return { ...state, nodes: { ...state.nodes, [nodeId]: node } } as RunState;
 }

@@ -21,6 +21,23 @@ export interface NodeState {
   fallbackFromAttempt?: number;
   /** Set when an operator was asked for this node's output (human capability or fallback node). */
   hitlRequestId?: string;
+  /** The latest output errors recorded against this node: what its next attempt is told to fix. */
+  feedback?: NodeFeedback;
+  /** Set when the node was reopened (an upstream node is being repaired): its retries count from this attempt. */
+  reopenedFrom?: number;
+}
+
+/** One output error as an agent is told about it: where, which rule, and what is wrong. */
+export interface FeedbackError {
+  path: string;
+  keyword?: string;
+  message: string;
+}
+
+/** The errors of one attempt of a node (node output contract, bindings, constraints or final output). */
+export interface NodeFeedback {
+  attempt: number;
+  errors: FeedbackError[];
 }
 
 /** One HITL request as the run remembers it. */
