@@ -3,15 +3,16 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { agentInvokeSubject, type FlexEventContext } from '@flex/bus';
 import type { CapabilityRegistration, EventPayload, PlanNode } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
-import { FacetContractCompiler } from '@flex/facets';
-import { evolveRun, initialRunState, isTerminal, runMetadata, type PolicyTriggerInput, type RunLimits, type RunState, type StartedRun } from '@flex/run-model';
+import { defaultFacetCompiler } from '@flex/facets';
+import {
+  evolveRun, initialRunState, isTerminal, nodeOutputErrors, runMetadata, type OutputIssue, type PolicyTriggerInput, type RunLimits, type RunState, type StartedRun,
+} from '@flex/run-model';
 import { activeRegistrations, fetchCapabilitySnapshot, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
-import { nodeOutputRequest, type AdvanceDecision } from './run/advance.decide';
+import { nodeOutputRequest, type AdvanceDecision } from './run/fallback.decide';
 import { buildInvocation } from './run/context-builder';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
 import { decideAfterHitl, decideOnEvent, decideTimers } from './run/run.decide';
 
-const compiler = new FacetContractCompiler();
 const WORKING_EVERY_MS = 4_000;
 const SNAPSHOT_TIMEOUT_MS = 3_000;
 
@@ -64,7 +65,8 @@ export class ExecutorHandler {
   @EventPattern('validation_error')
   onValidationError(@Payload() event: StoredEvent) {
     const p = event.payload as EventPayload<'validation_error'>;
-    if (!p.nodeId || (p.scope !== 'capability_output' && p.scope !== 'capability_input')) return;
+    // A final output blamed on a node is that node's validation failure too.
+    if (!p.nodeId || p.scope === 'envelope') return;
     return this.react(event, [{ kind: 'onValidationFail', nodeId: p.nodeId, eventId: event.id, errors: p.errors }]);
   }
 
@@ -72,7 +74,7 @@ export class ExecutorHandler {
   @EventPattern('hitl_resolved')
   onHitlResolved(@Payload() event: StoredEvent) {
     const resolved = event.payload as EventPayload<'hitl_resolved'>;
-    return this.run(event, (s, fallbacks) => decideAfterHitl(s, resolved, this.runtime.clock.now(), { limits: this.limits, fallbacks }));
+    return this.run(event, (s, fallbacks) => decideAfterHitl(s, resolved, this.runtime.clock.now(), { limits: this.limits, retry: this.retry, fallbacks }));
   }
 
   @EventPattern('run_resumed')
@@ -135,22 +137,23 @@ export class ExecutorHandler {
     if (!output || typeof output !== 'object' || Array.isArray(output)) {
       return { ok: false, durationMs, error: { code: 'invalid_output', message: 'the agent replied without an output object', retryable: true }, outputErrors: [{ path: '/', message: 'output must be an object' }] };
     }
-    const compiled = compiler.compile(node.outputFacets, 'output');
-    const errors = compiled.validate(output);
+    // Facet contract ∧ the caller-contract bindings; the constraints the node enforces are the decider's.
+    const errors = nodeOutputErrors(node, output);
     if (errors.length) {
       return {
         ok: false,
         durationMs,
-        error: { code: 'invalid_output', message: `output breaks the node contract: ${errors[0].pointer} ${errors[0].message}`, retryable: true },
-        outputErrors: errors.map((e) => ({ path: e.pointer, keyword: e.keyword, message: e.message, facet: e.facet })),
+        error: { code: 'invalid_output', message: `output breaks the node contract: ${errors[0].path} ${errors[0].message}`.slice(0, 8000), retryable: true },
+        outputErrors: errors,
       };
     }
-    return { ok: true, output: output as Record<string, unknown>, durationMs, provenance: compiled.provenance, usage: usageOf(reply.usage) };
+    const provenance = defaultFacetCompiler().compile(node.outputFacets, 'output').provenance;
+    return { ok: true, output: output as Record<string, unknown>, durationMs, provenance, usage: usageOf(reply.usage) };
   }
 
   /** Policies for `triggers`, then advance. */
   private react(event: StoredEvent, triggers: PolicyTriggerInput[]) {
-    return this.run(event, (s, fallbacks) => decideOnEvent(s, triggers, this.runtime.clock.now(), { limits: this.limits, fallbacks }));
+    return this.run(event, (s, fallbacks) => decideOnEvent(s, triggers, this.runtime.clock.now(), { limits: this.limits, retry: this.retry, fallbacks }));
   }
 
   /**
@@ -223,7 +226,7 @@ function usageOf(value: unknown): { tokens?: number; costCents?: number; model?:
 }
 
 /** Facet issues an agent SDK error carries in `details.errors` (`{facet, pointer, keyword, message}`). */
-function facetIssuesOf(details: unknown): Array<{ path: string; keyword?: string; message: string; facet?: string }> | undefined {
+function facetIssuesOf(details: unknown): OutputIssue[] | undefined {
   const errors = (details as { errors?: unknown } | undefined)?.errors;
   if (!Array.isArray(errors) || errors.length === 0) return undefined;
   return errors.slice(0, 50).map((raw) => {

@@ -65,7 +65,7 @@ describe('executor: advance', () => {
     expect(decideAdvance(state, now).events).toEqual([{ type: 'complete', payload: { output: { copyVariants: variants }, planVersion: 1, satisfactionScore: 1, observedSatisfaction: 1 } }]);
   });
 
-  it('given an output that breaks the caller schema, fails the run with validation_error and never completes', () => {
+  it('given an output that breaks the caller schema, never completes: the writer it is blamed on is retried with the errors', () => {
     const state = history(
       { type: 'node_start', payload: { nodeId: 'structuring-1', kind: 'structuring', attempt: 1, idempotencyKey: 'k' } },
       { type: 'node_complete', payload: { nodeId: 'structuring-1', attempt: 1, output: {}, durationMs: 5 } },
@@ -73,8 +73,21 @@ describe('executor: advance', () => {
       { type: 'node_complete', payload: { nodeId: 'execution-1', attempt: 1, output: { copyVariants: [variants[0]] }, durationMs: 5 } },
     );
     const events = decideAdvance(state, now).events;
+    expect(events.map((e) => e.type)).toEqual(['validation_error', 'node_error']);
+    expect(events[0].payload).toMatchObject({ scope: 'final_output', nodeId: 'execution-1', attempt: 1, errors: [{ path: '/copyVariants', keyword: 'minItems' }] });
+    expect(events[1].payload).toMatchObject({ nodeId: 'execution-1', attempt: 1, error: { code: 'output_invalid', retryable: true }, willRetry: true });
+  });
+
+  it('given an output missing a property no node produces, fails the run with validation_error: no repair could fix it', () => {
+    const state = history(
+      { type: 'node_start', payload: { nodeId: 'structuring-1', kind: 'structuring', attempt: 1, idempotencyKey: 'k' } },
+      { type: 'node_complete', payload: { nodeId: 'structuring-1', attempt: 1, output: {}, durationMs: 5 } },
+      { type: 'node_start', payload: { nodeId: 'execution-1', kind: 'execution', attempt: 1, idempotencyKey: 'k' } },
+      { type: 'node_complete', payload: { nodeId: 'execution-1', attempt: 1, output: {}, durationMs: 5 } },
+    );
+    const events = decideAdvance(state, now).events;
     expect(events.map((e) => e.type)).toEqual(['validation_error', 'run_failed']);
-    expect(events[0].payload).toMatchObject({ scope: 'final_output' });
+    expect(events[0].payload).toEqual({ scope: 'final_output', errors: [{ path: '/copyVariants', keyword: 'required', message: "must have required property 'copyVariants'" }] });
     expect(events[1].payload).toMatchObject({ code: 'output_invalid' });
   });
 

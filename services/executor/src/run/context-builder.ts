@@ -1,37 +1,29 @@
 import type { AgentInvocation } from '@flex/agent-sdk';
 import type { PlanNode } from '@flex/contracts';
-import { envelopeFacets } from '@flex/facets';
-import { topologicalOrder, upstreamOf, type StartedRun } from '@flex/run-model';
+import { facetValuesFor, nodeOutputSchema, type StartedRun } from '@flex/run-model';
 
 const SECRET_KEY = /(pass(word)?|secret|token|api[-_]?key|authorization|credential|private[-_]?key)/i;
+const MAX_MERGE_DEPTH = 32;
 
+export { facetValuesFor };
 
 /**
- * Facet values visible to a node: what the envelope supplies, overridden by the validated outputs
- * of the node's upstream nodes (nearest last), so a node never reads work it does not depend on.
+ * What one attempt of a node is sent: its input facets (with what the contract binds merged over
+ * them), its full output contract, and, on a repair attempt, the errors an earlier attempt was
+ * refused for. Everything comes from the run's state, so a replay builds the same invocation.
  */
-export function facetValuesFor(state: StartedRun, node: PlanNode): Record<string, unknown> {
-  const values: Record<string, unknown> = { ...envelopeFacets(state.envelope).values };
-  const upstream = ancestorsOf(state, node.id);
-  for (const n of topologicalOrder(state.plan!)) {
-    const out = state.nodes[n.id]?.output;
-    if (upstream.has(n.id) && out) Object.assign(values, out);
-  }
-  return values;
-}
-
 export function buildInvocation(state: StartedRun, node: PlanNode, attempt: number, deadlineMs: number): AgentInvocation {
-  const available = facetValuesFor(state, node);
-  const inputs: Record<string, unknown> = {};
-  for (const facet of node.inputFacets) if (available[facet] !== undefined) inputs[facet] = available[facet];
+  const feedback = state.nodes[node.id]?.feedback;
   return {
     runId: state.runId,
     nodeId: node.id,
     attempt,
     idempotencyKey: `${state.runId}:${node.id}:${attempt}`,
     capabilityId: node.capabilityId as string,
-    inputs,
+    inputs: nodeInputs(state, node),
     outputFacets: node.outputFacets,
+    outputSchema: nodeOutputSchema(node),
+    ...(feedback && feedback.attempt < attempt ? { feedback: { attempt: feedback.attempt, errors: feedback.errors.map((e) => ({ ...e })) } } : {}),
     instructions: node.instructions,
     context: {
       objective: state.envelope.objective,
@@ -42,6 +34,31 @@ export function buildInvocation(state: StartedRun, node: PlanNode, attempt: numb
   };
 }
 
+/**
+ * The node's input facet values; `bindings.inputs` (fields the caller's contract fixes, such as the
+ * variant count) are deep-merged over them, creating the facet value when nothing upstream gave one.
+ */
+export function nodeInputs(state: StartedRun, node: PlanNode): Record<string, unknown> {
+  const available = facetValuesFor(state, node);
+  const inputs: Record<string, unknown> = {};
+  for (const facet of node.inputFacets) if (available[facet] !== undefined) inputs[facet] = available[facet];
+  const bound = node.bindings?.inputs ?? {};
+  for (const facet of Object.keys(bound).sort()) inputs[facet] = deepMerge(inputs[facet], bound[facet], 0);
+  return inputs;
+}
+
+/** `over` wins, objects merge key by key, arrays and scalars are replaced. */
+function deepMerge(base: unknown, over: unknown, depth: number): unknown {
+  if (!isObject(over) || !isObject(base) || depth > MAX_MERGE_DEPTH) return over;
+  const merged: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) merged[key] = deepMerge(base[key], value, depth + 1);
+  return merged;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 /** Secret-looking keys never leave the orchestrator in a context bundle. */
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 32) return '[truncated]';
@@ -50,18 +67,4 @@ export function redact(value: unknown, depth = 0): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1)]),
   );
-}
-
-function ancestorsOf(state: StartedRun, nodeId: string): Set<string> {
-  const seen = new Set<string>();
-  const stack = [nodeId];
-  while (stack.length) {
-    for (const up of upstreamOf(state.plan!, stack.pop() as string)) {
-      if (!seen.has(up)) {
-        seen.add(up);
-        stack.push(up);
-      }
-    }
-  }
-  return seen;
 }

@@ -1,5 +1,8 @@
 import type { DecidedEvent } from '@flex/runtime';
-import { isTerminal, type RunState } from '@flex/run-model';
+import { enforcedConstraintErrors, isTerminal, type OutputIssue, type RunState, type StartedRun } from '@flex/run-model';
+import { retryAfter, type RetryPolicy } from './retry.decide';
+
+export { DEFAULT_RETRY, type RetryPolicy } from './retry.decide';
 
 export type InvokeOutcome =
   | { ok: true; output: Record<string, unknown>; durationMs: number; provenance?: readonly unknown[]; usage?: { tokens?: number; costCents?: number; model?: string } }
@@ -8,20 +11,16 @@ export type InvokeOutcome =
       durationMs: number;
       error: { code: string; message: string; retryable: boolean };
       /** Set when the agent answered but its output broke the node's contract. */
-      outputErrors?: Array<{ path: string; keyword?: string; message: string; facet?: string }>;
+      outputErrors?: OutputIssue[];
       /** Set when the agent refused the inputs as breaking its input contract. */
-      inputErrors?: Array<{ path: string; keyword?: string; message: string; facet?: string }>;
+      inputErrors?: OutputIssue[];
     };
-
-export interface RetryPolicy {
-  maxAttempts: number;
-  backoffMs: (attempt: number) => number;
-}
 
 /**
  * Record what one invocation gave, if that attempt is still the live one: node_complete, or
  * node_error (with validation_error first when the output broke the contract) saying whether and
- * when it will be retried.
+ * when it will be retried. An output that meets the node's contract must still satisfy the hard
+ * constraints the node `enforces` (on what it sees plus its output), else it is an invalid output.
  */
 export function decideInvocation(state: RunState, nodeId: string, attempt: number, outcome: InvokeOutcome, retry: RetryPolicy): DecidedEvent[] {
   // A pause or a HITL wait stops new work, not work in flight: its result is still recorded.
@@ -29,25 +28,26 @@ export function decideInvocation(state: RunState, nodeId: string, attempt: numbe
   const node = state.nodes[nodeId];
   if (!node || node.status !== 'running' || node.attempt !== attempt) return [];
   const capabilityId = node.capabilityId ?? state.plan?.nodes.find((n) => n.id === nodeId)?.capabilityId;
-  if (outcome.ok) {
-    return [{ type: 'node_complete', payload: { nodeId, capabilityId, attempt, output: outcome.output, durationMs: outcome.durationMs, facetProvenance: outcome.provenance, ...(outcome.usage ? { usage: outcome.usage } : {}) } }];
+  const checked = outcome.ok ? withEnforcedConstraints(state, nodeId, outcome) : outcome;
+  if (checked.ok) {
+    return [{ type: 'node_complete', payload: { nodeId, capabilityId, attempt, output: checked.output, durationMs: checked.durationMs, facetProvenance: checked.provenance, ...(checked.usage ? { usage: checked.usage } : {}) } }];
   }
-  // Attempts count per capability: a fallback capability gets its own retries.
-  const onThisCapability = attempt - (node.fallbackFromAttempt ?? 1) + 1;
-  const planned = state.plan?.nodes.find((n) => n.id === nodeId)?.retry;
-  const maxAttempts = planned?.maxAttempts ?? retry.maxAttempts;
-  const backoffMs = (n: number) => (planned ? Math.min(planned.backoffMs * 2 ** (n - 1), 10 * 60 * 1000) : retry.backoffMs(n));
-  const willRetry = outcome.error.retryable && onThisCapability < maxAttempts;
   const events: DecidedEvent[] = [];
-  if (outcome.inputErrors?.length) {
-    events.push({ type: 'validation_error', payload: { scope: 'capability_input', nodeId, errors: outcome.inputErrors.slice(0, 50) } });
+  if (checked.inputErrors?.length) {
+    events.push({ type: 'validation_error', payload: { scope: 'capability_input', nodeId, attempt, errors: checked.inputErrors.slice(0, 50) } });
   }
-  if (outcome.outputErrors?.length) {
-    events.push({ type: 'validation_error', payload: { scope: 'capability_output', nodeId, errors: outcome.outputErrors.slice(0, 50) } });
+  if (checked.outputErrors?.length) {
+    events.push({ type: 'validation_error', payload: { scope: 'capability_output', nodeId, attempt, errors: checked.outputErrors.slice(0, 50) } });
   }
-  events.push({
-    type: 'node_error',
-    payload: { nodeId, capabilityId, attempt, error: outcome.error, willRetry, retryInMs: willRetry ? backoffMs(onThisCapability) : undefined },
-  });
+  const next = retryAfter(state, nodeId, attempt, checked.error.retryable, retry);
+  events.push({ type: 'node_error', payload: { nodeId, capabilityId, attempt, error: checked.error, ...next } });
   return events;
+}
+
+function withEnforcedConstraints(state: StartedRun, nodeId: string, outcome: Extract<InvokeOutcome, { ok: true }>): InvokeOutcome {
+  const node = state.plan?.nodes.find((n) => n.id === nodeId);
+  const errors = node ? enforcedConstraintErrors(state, node, outcome.output) : [];
+  if (errors.length === 0) return outcome;
+  const message = `output breaks ${errors.length === 1 ? 'a hard constraint' : `${errors.length} hard constraints`} the node enforces: ${errors[0].message}`;
+  return { ok: false, durationMs: outcome.durationMs, error: { code: 'invalid_output', message: message.slice(0, 8_000), retryable: true }, outputErrors: errors };
 }

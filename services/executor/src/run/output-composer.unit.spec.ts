@@ -54,12 +54,13 @@ describe('composeFinalOutput: schema, then every constraint', () => {
     expect(composed).toEqual({
       ok: false,
       reason: 'constraint_failed',
-      errors: [{ path: '/constraints/min_qa', keyword: 'constraint', message: 'hard constraint min_qa does not hold' }],
+      // The message names the rule, so whoever repairs the output knows what to satisfy; roots say which facets it reads.
+      errors: [{ path: '/constraints/min_qa', keyword: 'constraint', message: 'hard constraint min_qa does not hold: {">=":[{"var":"qaFindings.overallScore"},0.8]}', roots: ['qaFindings'] }],
     });
   });
 
   it('checks the caller schema first (output_invalid)', () => {
     const composed = composeFinalOutput(finishedRun([MIN_QA], { copyVariants: [variant(1), variant(2), variant(3), variant(4)], overallScore: 0.1 }));
-    expect(composed).toMatchObject({ ok: false, reason: 'output_invalid', errors: [{ path: '/copyVariants', keyword: 'maxItems' }] });
+    expect(composed).toMatchObject({ ok: false, reason: 'output_invalid', errors: [{ path: '/copyVariants', keyword: 'maxItems', roots: ['copyVariants'] }] });
   });
 });
