@@ -1,12 +1,9 @@
 import { Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import { HitlResolveRequestSchema, runStreamId } from '@flex/contracts';
-import { FacetContractCompiler } from '@flex/facets';
-import { decideHitlResolve, type RunState } from '@flex/run-model';
+import { decideHitlResolve, enforcedConstraintErrors, nodeOutputErrors, type OutputIssue, type RunState } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { parseBody, runControlCommand } from './run-command';
-
-const compiler = new FacetContractCompiler();
 
 @Controller('api/v1/flex/hitl')
 @UseGuards(AuthGuard)
@@ -30,15 +27,17 @@ export class HitlController {
   }
 }
 
-/** For a node-output request: what the node's compiled output contract says about the payload. */
-function outputErrors(state: RunState, requestId: string, payload: unknown) {
+/**
+ * For a node-output request: what the node's contract says about the payload, as for an agent's
+ * output: the compiled facet contract, the caller-contract bindings, then the hard constraints the
+ * node enforces.
+ */
+function outputErrors(state: RunState, requestId: string, payload: unknown): OutputIssue[] {
   if (state.status === 'none' || !state.plan) return [];
   const pending = state.hitl[requestId];
   if (pending?.mode !== 'node_output' || !pending.nodeId || !payload || typeof payload !== 'object' || Array.isArray(payload)) return [];
   const node = state.plan.nodes.find((n) => n.id === pending.nodeId);
   if (!node) return [];
-  return compiler
-    .compile(node.outputFacets, 'output')
-    .validate(payload)
-    .map((e) => ({ path: e.pointer || '/', keyword: e.keyword, message: e.message, facet: e.facet }));
+  const errors = nodeOutputErrors(node, payload);
+  return errors.length ? errors : enforcedConstraintErrors(state, node, payload as Record<string, unknown>);
 }
