@@ -1,4 +1,4 @@
-import { defineAgent, type AgentInvocationContext } from '@flex/agent-sdk';
+import { boundsAt, defineAgent, effectiveOutputSchema, fitToSchema, type AgentInvocationContext, type Bounds, type SchemaView } from '@flex/agent-sdk';
 import { breaksConstraint } from './claims';
 import { readBrief, type BriefFacts } from './brief-reader';
 import type { AudienceProfile, CopyVariant, PlanKnobs, ToneOfVoice, WriterBrief } from './facet-values';
@@ -21,17 +21,42 @@ const SUPPORT_SENTENCES = { short: 1, medium: 2, long: 3 } as const;
  * special instructions, else from the brief's "Variant X should highlight …" constraints, else
  * from the brief's highlights), backs it with the brief's facts that fit it best, and
  * speaks to the audience in the requested tone. Pure: the same input gives the same variants.
+ *
+ * `contract` is the output schema to meet (the node's contract and the bounds a repair attempt was
+ * told about): it bounds the variant count and each field's length and allowed values.
  */
-export function writeVariants(inputs: VariantInputs, context: AgentInvocationContext): CopyVariant[] {
+export function writeVariants(inputs: VariantInputs, context: AgentInvocationContext, contract?: SchemaView): CopyVariant[] {
   const brief = readBrief(inputs.writerBrief);
   const fromEnvelope = readInstructions(context.specialInstructions).directions;
   const directions = fromEnvelope.length > 0 ? fromEnvelope : readInstructions(inputs.writerBrief.constraints).directions;
-  const count = clamp(inputs.planKnobs?.variantCount ?? (directions.length || 2), 1, 5);
+  const items = boundsAt(contract, ['copyVariants']);
+  const wanted = clamp(inputs.planKnobs?.variantCount ?? (directions.length || 2), 1, 5);
+  const count = clamp(wanted, Math.max(1, items.minItems ?? 1), Math.min(5, items.maxItems ?? 5));
   const foci = fillFoci(directions, brief, count);
   const voice = voiceOf(inputs.toneOfVoice);
   const seed = hash(inputs.writerBrief.angle);
   const used = new Map<string, number>();
-  return foci.map((focus, i) => writeOne({ focus, index: i, seed, brief, voice, inputs, used }));
+  return foci.map((focus, i) => fitVariant(writeOne({ focus, index: i, seed, brief, voice, inputs, used }), contract, i));
+}
+
+const FIELD_MAX = { headline: 200, body: 3_000, callToAction: 200 } as const;
+
+/** Each field within what the contract allows for it: its maximum length, its allowed values. */
+function fitVariant(variant: CopyVariant, contract: SchemaView | undefined, index: number): CopyVariant {
+  const fit = (field: keyof CopyVariant) => fitField(variant[field], boundsAt(contract, ['copyVariants', index, field]), FIELD_MAX[field]);
+  return { headline: fit('headline'), body: fit('body'), callToAction: fit('callToAction') };
+}
+
+function fitField(text: string, bounds: Bounds, max: number): string {
+  const allowed = (bounds.allowed ?? []).filter((a): a is string => typeof a === 'string');
+  if (bounds.allowed && allowed.length > 0 && !allowed.includes(text)) return closest(text, allowed);
+  return truncate(text, Math.min(max, bounds.maxLength ?? max));
+}
+
+/** The allowed value sharing most words with what was written (the first on a tie). */
+function closest(text: string, allowed: readonly string[]): string {
+  const have = keywords(text);
+  return allowed.reduce((best, option) => (coverage(keywords(option), have) > coverage(keywords(best), have) ? option : best), allowed[0]);
 }
 
 interface Draft {
@@ -142,7 +167,8 @@ export const contentGeneratorAgent = defineAgent({
   handle: async (invocation, ctx) => {
     const inputs = invocation.inputs as Partial<VariantInputs>;
     const writerBrief = inputs.writerBrief ?? { angle: invocation.context.objective, keyPoints: [invocation.context.objective], constraints: [] };
+    const contract = effectiveOutputSchema(invocation);
     ctx.reportUsage({ tokens: 0, costCents: 0, model: 'deterministic' });
-    return { copyVariants: writeVariants({ ...inputs, writerBrief }, invocation.context) };
+    return fitToSchema({ copyVariants: writeVariants({ ...inputs, writerBrief }, invocation.context, contract) }, contract);
   },
 });

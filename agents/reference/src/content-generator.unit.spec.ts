@@ -1,9 +1,11 @@
-import { defaultFacetCompiler } from '@flex/facets';
-import { writeVariants, type VariantInputs } from './content-generator';
+import fc from 'fast-check';
+import { codePointLength, silentLogger, type AgentInvocation } from '@flex/agent-sdk';
+import { compileUntrustedSchema, defaultFacetCompiler } from '@flex/facets';
+import { contentGeneratorAgent, writeVariants, type VariantInputs } from './content-generator';
 import type { CopyVariant } from './facet-values';
 import { recruitingContext, recruitingInputs } from './test-support/recruiting-brief';
 import { buildBriefing } from './strategy-manager';
-import { keywords, sentences } from './text';
+import { keywords, sentences, truncate } from './text';
 
 const briefing = buildBriefing(recruitingInputs, recruitingContext);
 const inputs: VariantInputs = {
@@ -90,6 +92,52 @@ describe('ContentGeneratorAgent.linkedinVariants', () => {
 
   it('is deterministic', () => {
     expect(writeVariants(inputs, recruitingContext)).toEqual(variants);
+  });
+});
+
+describe('ContentGeneratorAgent.linkedinVariants: the node contract and repair feedback', () => {
+  const binding = {
+    type: 'array', minItems: 3, maxItems: 3,
+    items: { type: 'object', properties: { headline: { maxLength: 30 }, body: { maxLength: 120 }, callToAction: { enum: ['Apply now', 'See open roles'] } } },
+  };
+  const outputSchema = { ...contract.schema, properties: { copyVariants: { allOf: [(contract.schema.properties as Record<string, unknown>).copyVariants, binding] } } };
+  const invoke = (extra: Partial<AgentInvocation>) =>
+    contentGeneratorAgent.handle(
+      { runId: 'r', nodeId: 'n', attempt: 1, idempotencyKey: 'k', capabilityId: 'ContentGeneratorAgent.linkedinVariants', inputs: { ...inputs }, outputFacets: ['copyVariants'], context: recruitingContext, ...extra },
+      { capabilityId: 'c', instanceId: 'i', idempotencyKey: 'k', signal: new AbortController().signal, logger: silentLogger, reportUsage: () => undefined },
+    );
+
+  it('meets the bound count, string lengths (in code points) and allowed values of outputSchema', async () => {
+    const out = (await invoke({ outputSchema })) as { copyVariants: CopyVariant[] };
+    expect(out.copyVariants).toHaveLength(3);
+    expect(compileUntrustedSchema(binding)(out.copyVariants)).toEqual([]);
+    expect(contract.validate(out)).toEqual([]);
+    expect(out.copyVariants.every((v) => v.body.endsWith('…'))).toBe(true);
+  });
+
+  it('fixes what feedback names: a length bound on every item, a maximum count', async () => {
+    const feedback = {
+      attempt: 1,
+      errors: [
+        { path: '/copyVariants/0/body', keyword: 'maxLength', message: 'must NOT have more than 80 characters' },
+        { path: '/copyVariants', keyword: 'maxItems', message: 'must NOT have more than 1 items' },
+      ],
+    };
+    const out = (await invoke({ feedback })) as { copyVariants: CopyVariant[] };
+    expect(out.copyVariants).toHaveLength(1);
+    expect(out.copyVariants.every((v) => codePointLength(v.body) <= 80)).toBe(true);
+  });
+
+  it('never cuts a character in two: truncation counts code points and keeps surrogate pairs whole', () => {
+    expect(truncate('🚀🚀🚀🚀 launch', 3)).toBe('🚀🚀…');
+    fc.assert(
+      fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.integer({ min: 0, max: 70 }), (text, max) => {
+        const cut = truncate(text, max);
+        expect(codePointLength(cut)).toBeLessThanOrEqual(Math.max(max, 0));
+        const lone = (t: string) => Array.from(t).some((c) => /^[\uD800-\uDFFF]$/.test(c));
+        if (!lone(text)) expect(lone(cut)).toBe(false);
+      }),
+    );
   });
 });
 

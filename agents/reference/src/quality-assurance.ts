@@ -1,4 +1,4 @@
-import { defineAgent } from '@flex/agent-sdk';
+import { defineAgent, effectiveOutputSchema, fitToSchema } from '@flex/agent-sdk';
 import type { CopyVariant, QaCheck, QaFindings, QaIssue, QaRubric, Recommendation, Severity, WriterBrief } from './facet-values';
 import { CHECKS, type Problem } from './qa-checks';
 
@@ -101,6 +101,6 @@ export const qualityAssuranceAgent = defineAgent({
   handle: async (invocation, ctx) => {
     const inputs = invocation.inputs as Partial<ReviewInputs>;
     ctx.reportUsage({ tokens: 0, costCents: 0, model: 'deterministic' });
-    return { ...reviewCopy({ ...inputs, copyVariants: inputs.copyVariants ?? [] }) };
+    return fitToSchema({ ...reviewCopy({ ...inputs, copyVariants: inputs.copyVariants ?? [] }) }, effectiveOutputSchema(invocation));
   },
 });

@@ -1,4 +1,4 @@
-import { defineAgent, type AgentInvocationContext } from '@flex/agent-sdk';
+import { defineAgent, effectiveOutputSchema, fitToSchema, type AgentInvocationContext } from '@flex/agent-sdk';
 import { extractFacts, mergeFacts, type AssetFacts } from './asset-facts';
 import type { AssetBundle, AudienceProfile, ObjectiveBrief, PlanKnobs, StrategicRationale, ToneOfVoice, WriterBrief } from './facet-values';
 import { directionSentence, readInstructions, type ReadInstructions } from './instructions';
@@ -149,6 +149,7 @@ export const strategyManagerAgent = defineAgent({
   handle: async (invocation, ctx) => {
     const briefing = buildBriefing(invocation.inputs as BriefingInputs, invocation.context);
     ctx.reportUsage({ tokens: 0, costCents: 0, model: 'deterministic' });
-    return { ...briefing };
+    // Within the node's contract (a bound variant count, length limits) and what a repair was told.
+    return fitToSchema({ ...briefing }, effectiveOutputSchema(invocation));
   },
 });

@@ -1,4 +1,5 @@
 /** Small, deterministic text helpers shared by the reference agents (no randomness, no clock). */
+import { codePointLength, truncateCodePoints } from '@flex/agent-sdk';
 
 const STOPWORDS = new Set(
   ('a an and are as at be been but by can do for from has have how i if in into is it its just of on or our so than that the their them ' +
@@ -70,12 +71,17 @@ export function clause(text: string): string {
   return text.replace(/\s+/g, ' ').trim().replace(/[\s.;:,!?]+$/, '');
 }
 
-/** Cut to at most `max` characters at a word boundary. */
+/**
+ * Cut to at most `max` code points (what JSON Schema's `maxLength` counts), at a word boundary when
+ * one is near, never inside a surrogate pair.
+ */
 export function truncate(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
+  if (codePointLength(text) <= max) return text;
+  if (max < 2) return truncateCodePoints(text, max);
+  const cut = truncateCodePoints(text, max - 1);
   const space = cut.lastIndexOf(' ');
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, '')}…`;
+  const kept = (space > cut.length / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:]+$/, '');
+  return `${kept}…`;
 }
 
 /** "camelCase" / "snake_case" keys as words: "recentEvent" → "recent event". */

@@ -1,4 +1,4 @@
-import { defineAgent, type AgentContext, type AgentDefinition, type AgentInvocation, type AgentUsage } from '@flex/agent-sdk';
+import { defineAgent, effectiveOutputSchema, fitToSchema, type AgentContext, type AgentDefinition, type AgentInvocation, type AgentUsage } from '@flex/agent-sdk';
 import { defaultFacetCompiler } from '@flex/facets';
 import { completeStructured, LlmUnavailableError, type ChatMessage } from './chat-completions';
 import type { LlmConfig } from './llm.config';
@@ -39,7 +39,8 @@ export function withLlm(agent: AgentDefinition, llm: LlmConfig, brief: LlmBrief)
           onRetry: (attempt, reason, delayMs) => ctx.logger.warn('agent_llm_retry', { attempt, reason, retryInMs: delayMs }),
         });
         ctx.reportUsage({ tokens: usage.tokens, model: usage.model });
-        return value as Record<string, unknown>;
+        // The response format carries the facet contract; the caller's bounds are held here.
+        return fitToSchema(value as Record<string, unknown>, effectiveOutputSchema(invocation));
       } catch (error) {
         const spent = error instanceof LlmUnavailableError ? error.usage.tokens : 0;
         const reason = error instanceof LlmUnavailableError ? error.reason : (error as Error).message;
@@ -63,6 +64,9 @@ function promptFor(invocation: AgentInvocation, agent: AgentDefinition, contract
     specialInstructions: invocation.context.specialInstructions ?? [],
     inputs: invocation.inputs,
     outputFacets: invocation.outputFacets,
+    // The full contract (caller bindings included) and, on a repair attempt, what to fix.
+    ...(invocation.outputSchema ? { outputSchema: invocation.outputSchema } : {}),
+    ...(invocation.feedback ? { fixTheseErrorsFromAttempt: invocation.feedback } : {}),
   });
   return [
     { role: 'system', content: system },
