@@ -88,9 +88,11 @@ export function evolveRun(state: RunState, event: StoredEvent): RunState {
 function withPlan(state: StartedRun, plan: StartedRun['plan'] & object, planVersion: number, score?: number): RunState {
   const nodes: Record<string, NodeState> = {};
   for (const node of plan.nodes) {
-    // Completed work survives a new plan version (DESIGN §5.6).
+    // Completed work survives a new plan version (DESIGN §5.6). A node that already had attempts
+    // keeps counting (a reused idempotency key would replay an agent's cached answer) on a fresh budget.
     const previous = state.nodes[node.id];
-    nodes[node.id] = previous?.status === 'completed' ? previous : { status: 'pending', attempt: 0 };
+    const tried = previous && previous.attempt > 0 ? { attempt: previous.attempt, reopenedFrom: previous.attempt + 1 } : { attempt: 0 };
+    nodes[node.id] = previous?.status === 'completed' ? previous : { status: 'pending', ...tried };
   }
   return { ...state, status: 'running', plan, planVersion, nodes, pendingPlanRequest: undefined, pendingDraft: undefined, satisfactionScore: score } as RunState;
 }

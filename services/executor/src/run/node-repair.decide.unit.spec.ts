@@ -29,6 +29,16 @@ describe('executor: a node retried with feedback', () => {
     expect(buildInvocation(second, writerOf(plan), 2, 0).feedback).toEqual({ attempt: 1, errors: [{ path: '/copyVariants', keyword: 'type', message: 'must be array' }] });
   });
 
+  it('given a replan after refused attempts, the node keeps counting attempts (a new idempotency key) on a fresh retry budget', () => {
+    const refusedOnce = [...writing, ...asGiven(decideInvocation(fold(writing), 'execution-1', 1, { ...refused, error: { ...refused.error, retryable: false } }, retry))];
+    const diagnostics = { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] };
+    const replanned = [...refusedOnce, { type: 'plan_updated', payload: { previousVersion: 1, version: 2, plan: { ...plan, planVersion: 2 }, nodes: [], trigger: {}, planHash: 'h'.repeat(64), diagnostics } }];
+    const { events } = decideAdvance(fold(replanned), now);
+    expect(events).toEqual([{ type: 'node_start', payload: expect.objectContaining({ nodeId: 'execution-1', attempt: 2, idempotencyKey: 'r1:execution-1:2' }) }]);
+    const second = fold([...replanned, ...asGiven(events)]);
+    expect(decideInvocation(second, 'execution-1', 2, refused, retry).at(-1)?.payload).toMatchObject({ attempt: 2, willRetry: true });
+  });
+
   it('given the retry completed, then the feedback is settled', () => {
     const done = fold([...writing, ...asGiven(decideInvocation(fold(writing), 'execution-1', 1, refused, retry)), started('execution-1', 2), completed('execution-1', { copyVariants: honest }, 2)]);
     expect(done.status !== 'none' && done.nodes['execution-1'].feedback).toBeUndefined();
