@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { positionParts } from './array-conflicts';
 import { lowerBound, upperBound } from './bounds';
 import type { Conjunct, Labelled } from './conjunct';
-import { jsonKey } from './json-key';
+import { distinctValues } from './json-key';
 import { isClosed, requiredNames } from './property-schemas';
 import { rejectionOf } from './schema-check';
 import { entryOf, schemaAt, schemaListAt, schemaMapAt } from './schema-read';
@@ -20,6 +20,8 @@ export interface Builder {
 const EXTRA_ITEMS = 6;
 const BOUNDARY_ITEMS = 60;
 const EXTRA_PROPERTIES = 2;
+// Longer minimum lengths are not drawn: the witness stands in.
+const MOST_DRAWN_ITEMS = 200;
 
 /**
  * Arrays of every length from `minItems` to a few more, and of exactly `maxItems` now and then;
@@ -34,7 +36,7 @@ export function arrayArbitrary(
   if (conjuncts.some((c) => schemaListAt(c.schema, 'items') !== undefined)) return undefined;
   const least = Math.ceil(lowerBound(conjuncts, 'minItems')?.value ?? 0);
   const most = Math.floor(upperBound(conjuncts, 'maxItems')?.value ?? Infinity);
-  if (least > most) return undefined;
+  if (least > most || least > MOST_DRAWN_ITEMS) return undefined;
   const contains = conjuncts.flatMap(({ schema, label }) => {
     const wanted = schemaAt(schema, 'contains');
     return wanted === undefined ? [] : [{ schema: wanted, label }];
@@ -42,10 +44,12 @@ export function arrayArbitrary(
   const item = build.arbitrary(positionParts(conjuncts, 0), depth + 1);
   if (item === undefined) return least === 0 && contains.length === 0 ? fc.constant([]) : undefined;
   const unique = conjuncts.some((c) => c.schema.uniqueItems === true);
-  const list = (min: number, max: number): fc.Arbitrary<unknown[]> =>
-    unique
-      ? fc.uniqueArray(item, { minLength: min, maxLength: max, selector: jsonKey })
-      : fc.array(item, { minLength: min, maxLength: max });
+  // Not fc.uniqueArray: it loops forever when fewer distinct items exist than minLength asks for.
+  // Repeats are dropped instead; an array left too short fails the check and the witness stands in.
+  const list = (min: number, max: number): fc.Arbitrary<unknown[]> => {
+    const drawn = fc.array(item, { minLength: min, maxLength: max });
+    return unique ? drawn.map((values) => distinctValues(values)) : drawn;
+  };
   if (contains.length > 0) {
     const special = build.arbitrary([...positionParts(conjuncts, 0), ...contains], depth + 1);
     if (special === undefined || most < 1) return undefined;

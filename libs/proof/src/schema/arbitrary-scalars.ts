@@ -12,6 +12,8 @@ const LENGTH_SPREAD = 24;
 const SHORT = 64;
 // Exactly-maxLength strings are drawn up to this length; past it a maximum is a safety cap, not a shape.
 const LONGEST_BOUNDARY = 10_000;
+// Longer minimum lengths are not drawn at all: the witness stands in.
+const LONGEST_DRAWN = 100_000;
 
 /** Integers within the bounds (a window of them when unbounded), in steps of an integer `multipleOf`. */
 export function integerArbitrary(conjuncts: readonly Conjunct[]): fc.Arbitrary<number> | undefined {
@@ -64,7 +66,7 @@ export function numberArbitrary(conjuncts: readonly Conjunct[]): fc.Arbitrary<nu
  */
 export function stringArbitrary(conjuncts: readonly Conjunct[]): fc.Arbitrary<string> | undefined {
   const [least, most] = lengthRange(conjuncts);
-  if (least > most) return undefined;
+  if (least > most || least > LONGEST_DRAWN) return undefined;
   const pattern = conjuncts.map((c) => c.schema.pattern).find((p): p is string => typeof p === 'string');
   if (pattern !== undefined) {
     return patterned(pattern, least, most) ?? text(least, Math.min(most, least + LENGTH_SPREAD));
@@ -81,17 +83,23 @@ export function stringArbitrary(conjuncts: readonly Conjunct[]): fc.Arbitrary<st
 }
 
 function text(least: number, most: number): fc.Arbitrary<string> {
+  if (least > SHORT) return long(least, most);
   return fc.oneof(
     { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: least, maxLength: most }) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: least, maxLength: most }) },
   );
 }
 
-/** A string of exactly `length` code points (long ones repeat a short random seed). */
+/** A string of exactly `length` code points. */
 function exactly(length: number): fc.Arbitrary<string> {
-  if (length <= SHORT) return text(length, length);
-  return fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 }).map((seed) => {
-    const points = [...seed];
+  return length <= SHORT ? text(length, length) : long(length, length);
+}
+
+/** Long strings repeat a short random seed: drawing each character would cost too much. */
+function long(least: number, most: number): fc.Arbitrary<string> {
+  const seed = fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 8 });
+  return fc.tuple(seed, fc.integer({ min: least, max: most })).map(([chars, length]) => {
+    const points = [...chars];
     return Array.from({ length }, (_, i) => points[i % points.length]).join('');
   });
 }

@@ -6,6 +6,8 @@ export interface PatternSamples {
 
 type Read = { readonly samples: PatternSamples; readonly next: number } | undefined;
 
+// Samples longer than this are not built (nested repeats grow fast): the pattern is then not followed.
+const MAX_SAMPLE_LENGTH = 10_000;
 const CLASS_SAMPLE: Readonly<Record<string, string>> = { d: '0', D: 'a', w: 'a', W: '-', s: ' ', S: 'a' };
 
 /**
@@ -38,7 +40,9 @@ function readSequence(source: string, start: number): Read {
   while (at < source.length && source[at] !== '|' && source[at] !== ')') {
     const atom = readAtom(source, at);
     if (atom === undefined) return undefined;
-    const [low, high, next] = quantify(source, atom.next, atom.samples);
+    const quantified = quantify(source, atom.next, atom.samples);
+    if (quantified === undefined) return undefined;
+    const [low, high, next] = quantified;
     least += low;
     most += high;
     at = next;
@@ -98,7 +102,7 @@ function outside(negated: string): string | undefined {
   );
 }
 
-function quantify(source: string, at: number, samples: PatternSamples): [string, string, number] {
+function quantify(source: string, at: number, samples: PatternSamples): [string, string, number] | undefined {
   const char = source[at];
   const lazy = (next: number): number => (source[next] === '?' ? next + 1 : next);
   if (char === '?') return ['', samples.most, lazy(at + 1)];
@@ -108,9 +112,7 @@ function quantify(source: string, at: number, samples: PatternSamples): [string,
   if (braces === null) return [samples.least, samples.most, at];
   const low = Number(braces[1]);
   const high = braces[2] === undefined ? low : braces[3] === '' ? low + 1 : Number(braces[3]);
-  return [
-    samples.least.repeat(low),
-    samples.most.repeat(Math.min(high, low + 1)),
-    lazy(at + braces[0].length),
-  ];
+  const times = Math.min(high, low + 1);
+  if (samples.most.length * times > MAX_SAMPLE_LENGTH) return undefined;
+  return [samples.least.repeat(low), samples.most.repeat(times), lazy(at + braces[0].length)];
 }

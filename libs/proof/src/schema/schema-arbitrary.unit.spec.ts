@@ -57,6 +57,19 @@ describe('arbitraryOf yields only valid values', () => {
   });
 });
 
+describe('arbitraryOf terminates', () => {
+  it('when uniqueItems asks for more distinct elements than the items can take', () => {
+    const schema = {
+      minItems: 3,
+      maxItems: 4,
+      items: { type: 'array', const: ['a'] },
+      uniqueItems: true,
+      contains: {},
+    };
+    for (const value of sample([schema], 50)) expect(isValidForAll([schema], value)).toBe(true);
+  });
+});
+
 describe('arbitraryOf yields varied values', () => {
   it('every array length within the bounds, and boundary string lengths', () => {
     const values = lists(sample([facet('copyVariants')]));
