@@ -36,7 +36,8 @@ export class RunControlController {
 
   /**
    * Resume a paused run from its snapshot, without replanning, and stream the rest (SSE from
-   * `run_resumed`). 409 `stale_plan_version` / `invalid_run_state`, 404 unknown run; of two
+   * `run_resumed` until the run ends or rests paused again).
+   * 409 `stale_plan_version` / `invalid_run_state`, 404 unknown run; of two
    * concurrent resumes exactly one wins (expected-version append), the other gets 409.
    */
   @Post('run.resume')
@@ -47,7 +48,8 @@ export class RunControlController {
     const appended = await runControlCommand(this.runtime, streamId, req.principal.id, (state) => decideResume(state, body.runId, body.expectedPlanVersion, req.principal.id));
     res.setHeader('X-Flex-Run-Id', body.runId);
     openSse(res);
-    await followRun(this.runtime, streamId, appended[0].position - 1, req, res);
+    const afterPosition = appended[0].position - 1;
+    await followRun(this.runtime, streamId, { afterPosition, end: 'terminal_or_rest' }, res);
   }
 }
 

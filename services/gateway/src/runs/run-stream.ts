@@ -1,10 +1,18 @@
-import { INTERNAL_EVENT_TYPES, TERMINAL_EVENT_TYPES } from '@flex/contracts';
+import type { EventStore } from '@flex/event-store';
 import type { ServiceRuntime } from '@flex/runtime';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { sseFrame } from './event-frame';
+import { isInternalType, NOTHING_SEEN, observe, stops, type StreamEnd } from './stream-end';
 
 const KEEPALIVE_MS = 15_000;
 const RECHECK_MS = 1_000;
+const PAGE = 500;
+
+export interface FollowOptions {
+  /** The client has every event up to this position (`Last-Event-ID`): they are not sent again. */
+  afterPosition: number;
+  end: StreamEnd;
+}
 
 export function openSse(res: Response): void {
   res.status(200);
@@ -16,64 +24,127 @@ export function openSse(res: Response): void {
 }
 
 /**
- * Stream a run's events as SSE from after `afterPosition` until a terminal event (or the client
- * leaves). The store is the source: bus notifications only say "look again", so nothing is missed
- * or reordered whatever the bus does. A HITL wait keeps the stream open (the run goes on once an
- * operator answers); a pause ends it once no `run_resumed` follows the `run_paused` (a paused run
- * may stay paused for days: `run.resume` or `GET runs/:id/events` picks it up again).
+ * Stream a run's events as SSE until `options.end` says stop (see StreamEnd) or the client leaves.
+ * Every stream (run.stream, run.resume, GET runs/:id/events) is this one loop. The store is the
+ * source and the cursor is the run's stream version, so each event is sent once and in order
+ * whatever the bus does: bus notifications only ring a bell ("read again"), and a slow re-read
+ * covers a missed one. Nothing ends the loop but the end rule, the client, or an error.
  */
-export async function followRun(runtime: ServiceRuntime, streamId: string, afterPosition: number, req: Request, res: Response): Promise<void> {
-  let last = afterPosition;
-  let closed = false;
-  let dirty = false;
-  let wake: (() => void) | undefined;
-  const poke = () => {
-    dirty = true;
-    wake?.();
-  };
-  req.on('close', () => {
-    closed = true;
-    poke();
-  });
-  const unwatch = await runtime.bus.watch(streamId, poke);
-  let lastWrite = Date.now();
-  let paused = false;
+export async function followRun(
+  runtime: ServiceRuntime,
+  streamId: string,
+  options: FollowOptions,
+  res: Response,
+): Promise<void> {
+  const bell = new Doorbell();
+  res.on('close', bell.ring);
+  const unwatch = await runtime.bus.watch(streamId, bell.ring);
   try {
-    while (!closed) {
-      dirty = false;
-      const events = await runtime.store.readStream(streamId, { afterPosition: last });
-      let terminal = false;
-      for (const event of events) {
-        if (event.type === 'run_paused') paused = true;
-        if (event.type === 'run_resumed') paused = false;
-        last = event.position;
-        if (!(INTERNAL_EVENT_TYPES as readonly string[]).includes(event.type)) {
-          res.write(sseFrame(event));
-          lastWrite = Date.now();
-        }
-        if ((TERMINAL_EVENT_TYPES as readonly string[]).includes(event.type)) terminal = true;
-      }
-      if (terminal) break;
-      if (events.length > 0 || dirty) continue;
-      // Everything up to now is written and the last word was a pause.
-      if (paused) break;
-      // Notifications are a hint (best effort); a slow re-read covers a missed one.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, RECHECK_MS);
-        wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = undefined;
-      if (!closed && Date.now() - lastWrite >= KEEPALIVE_MS) {
-        res.write(': keepalive\n\n');
-        lastWrite = Date.now();
-      }
-    }
+    await pump(runtime.store, streamId, options, new SseSink(res), bell);
   } finally {
-    await unwatch();
+    unwatch();
+    res.off('close', bell.ring);
     if (!res.writableEnded) res.end();
   }
 }
 
+async function pump(
+  store: EventStore,
+  streamId: string,
+  options: FollowOptions,
+  sink: SseSink,
+  bell: Doorbell,
+): Promise<void> {
+  let version = await startVersion(store, streamId, options.afterPosition);
+  let progress = NOTHING_SEEN;
+  while (!sink.gone) {
+    bell.clear();
+    const events = await store.readStream(streamId, { afterVersion: version, limit: PAGE });
+    for (const event of events) {
+      version = event.version;
+      progress = observe(progress, event.type);
+      const sent = event.position > options.afterPosition && !isInternalType(event.type);
+      if (sent) await sink.write(sseFrame(event));
+      if (progress.ended || sink.gone) break;
+    }
+    if (stops(progress, options.end, events.length === 0 && !bell.rung)) return;
+    if (events.length > 0) continue;
+    await bell.wait(RECHECK_MS);
+    sink.keepAlive();
+  }
+}
+
+/**
+ * The version to read after: one before the last event the client has, so the loop reads that
+ * event again (without sending it) and learns whether the run had already ended there. A run's
+ * terminal event is its last (TERMINAL_EVENT_TYPES), so a `Last-Event-ID` at or past it ends at
+ * once, and one past everything stored still ends when the terminal event comes, wherever it lands.
+ */
+async function startVersion(store: EventStore, streamId: string, afterPosition: number): Promise<number> {
+  if (afterPosition <= 0) return 0;
+  // Read the version first: if nothing is past afterPosition afterwards, all of it is the client's.
+  const known = await store.streamVersion(streamId);
+  const [next] = await store.readStream(streamId, { afterPosition, limit: 1 });
+  const lastHeld = next ? next.version - 1 : known;
+  return Math.max(0, lastHeld - 1);
+}
+
+/** What wakes the loop: the bus on a new event of the run (best effort), the response on close. */
+class Doorbell {
+  rung = false;
+  private wake: (() => void) | undefined;
+
+  readonly ring = (): void => {
+    this.rung = true;
+    this.wake?.();
+  };
+
+  clear(): void {
+    this.rung = false;
+  }
+
+  /** Until the bell rings (now, if it rang since the last clear) or `ms` pass. */
+  wait(ms: number): Promise<void> {
+    if (this.rung) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.wake?.(), ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = undefined;
+        resolve();
+      };
+    });
+  }
+}
+
+/** The response: writes that wait for a slow client to drain, and a comment when the line is quiet. */
+class SseSink {
+  private lastWrite = Date.now();
+
+  constructor(private readonly res: Response) {}
+
+  get gone(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  async write(chunk: string): Promise<void> {
+    this.lastWrite = Date.now();
+    if (this.res.write(chunk) || this.gone) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.res.off('drain', done);
+        this.res.off('close', done);
+        resolve();
+      };
+      this.res.on('drain', done);
+      this.res.on('close', done);
+    });
+  }
+
+  /** Proxies drop an idle connection: say something every KEEPALIVE_MS. */
+  keepAlive(): void {
+    if (this.gone || Date.now() - this.lastWrite < KEEPALIVE_MS) return;
+    this.lastWrite = Date.now();
+    this.res.write(': keepalive\n\n');
+  }
+}

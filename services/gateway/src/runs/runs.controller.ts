@@ -16,7 +16,7 @@ export class RunsController {
     @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
   ) {}
 
-  /** Start a run and stream its events (SSE) until it completes or fails. */
+  /** Start a run and stream its events (SSE) until it ends, or until it rests paused (see StreamEnd). */
   @Post('run.stream')
   @Roles('client', 'operator')
   async runStream(
@@ -29,7 +29,7 @@ export class RunsController {
     const started = await this.runs.start({ body: req.body, principal: req.principal, correlationId: clean(correlationId), traceparent: clean(traceparent), idempotencyKey: clean(idempotencyKey) });
     res.setHeader('X-Flex-Run-Id', started.runId);
     openSse(res);
-    await followRun(this.runtime, started.streamId, 0, req, res);
+    await followRun(this.runtime, started.streamId, { afterPosition: 0, end: 'terminal_or_rest' }, res);
   }
 
   @Get('runs')
@@ -46,7 +46,10 @@ export class RunsController {
     return { ok: true, ...(await this.runs.detail(req.principal, checkRunId(id))) };
   }
 
-  /** Follow a run again from the start, or from `Last-Event-ID` (a position); ends at its terminal event. */
+  /**
+   * Follow a run from the start, or after `Last-Event-ID` (a position), through pauses, until its
+   * terminal event; at or past the terminal event it ends at once.
+   */
   @Get('runs/:id/events')
   @Roles('client', 'operator')
   async events(@Req() req: AuthedRequest, @Res() res: Response, @Param('id') id: string, @Headers('last-event-id') lastEventId?: string): Promise<void> {
@@ -54,7 +57,7 @@ export class RunsController {
     const after = lastEventId === undefined || lastEventId === '' ? 0 : Number(lastEventId);
     if (!Number.isSafeInteger(after) || after < 0) throw apiError(400, 'invalid_last_event_id', 'Last-Event-ID must be an event position (a non-negative integer)');
     openSse(res);
-    await followRun(this.runtime, streamId, after, req, res);
+    await followRun(this.runtime, streamId, { afterPosition: after, end: 'terminal' }, res);
   }
 }
 
