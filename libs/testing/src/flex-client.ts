@@ -24,10 +24,104 @@ export class FlexClient {
     return { status: res.status, frames: parseSse(await res.text()), runId: res.headers.get('x-flex-run-id') ?? undefined };
   }
 
+  /**
+   * Open an SSE response and read it as it arrives: `frames` grows live, `ended` resolves with
+   * every frame once the server ends the stream. A non-SSE answer (an error) ends at once, with
+   * its JSON in `body`.
+   */
+  async openStream(method: 'GET' | 'POST', path: string, options: StreamOptions = {}): Promise<LiveStream> {
+    const abort = new AbortController();
+    const extra: Record<string, string> = { Accept: 'text/event-stream' };
+    if (options.lastEventId !== undefined) extra['Last-Event-ID'] = String(options.lastEventId);
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      headers: this.headers(extra),
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: abort.signal,
+    });
+    const frames: Frame[] = [];
+    let done = false;
+    const stream: LiveStream = {
+      status: res.status,
+      headers: res.headers,
+      frames,
+      ended: Promise.resolve(frames),
+      isEnded: () => done,
+      close: () => abort.abort(),
+    };
+    if (!res.headers.get('content-type')?.includes('text/event-stream') || !res.body) {
+      stream.body = await res.json();
+      done = true;
+      return stream;
+    }
+    stream.ended = collectSse(res.body, frames).then(
+      () => frames,
+      (error: unknown) => {
+        if (abort.signal.aborted) return frames;
+        throw error;
+      },
+    ).finally(() => {
+      done = true;
+    });
+    return stream;
+  }
+
+  /** GET runs/:id/events as a live stream (from the start, or after `lastEventId`). */
+  follow(runId: string, lastEventId?: number): Promise<LiveStream> {
+    return this.openStream('GET', `/api/v1/flex/runs/${runId}/events`, { lastEventId });
+  }
+
+  /** POST run.stream as a live stream; the run id is in `runId`. */
+  async start(envelope: unknown): Promise<LiveStream & { runId: string }> {
+    const stream = await this.openStream('POST', '/api/v1/flex/run.stream', { body: envelope });
+    return Object.assign(stream, { runId: stream.headers.get('x-flex-run-id') ?? '' });
+  }
+
+  /** POST run.resume as a live stream. */
+  resume(runId: string, expectedPlanVersion: number): Promise<LiveStream> {
+    return this.openStream('POST', '/api/v1/flex/run.resume', { body: { runId, expectedPlanVersion } });
+  }
+
   async events(runId: string, lastEventId?: number): Promise<Frame[]> {
     const res = await fetch(`${this.baseUrl}/api/v1/flex/runs/${runId}/events`, { headers: this.headers(lastEventId === undefined ? {} : { 'Last-Event-ID': String(lastEventId) }) });
     if (!res.ok) throw new Error(`events ${res.status}: ${await res.text()}`);
     return parseSse(await res.text());
+  }
+}
+
+export interface StreamOptions {
+  body?: unknown;
+  lastEventId?: number;
+}
+
+/** An SSE response being read (see {@link FlexClient.openStream}). */
+export interface LiveStream {
+  status: number;
+  headers: Headers;
+  /** The frames received so far, in arrival order. */
+  frames: Frame[];
+  /** Every frame, once the server ended the stream (or `close()` was called). */
+  ended: Promise<Frame[]>;
+  isEnded(): boolean;
+  /** Leave: abort the request. */
+  close(): void;
+  /** The JSON body of a non-SSE answer. */
+  body?: unknown;
+}
+
+/** Append each complete SSE frame of `body` to `frames` as it arrives. */
+async function collectSse(body: ReadableStream<Uint8Array>, frames: Frame[]): Promise<void> {
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    const cut = buffer.lastIndexOf('\n\n');
+    if (cut < 0) continue;
+    frames.push(...parseSse(buffer.slice(0, cut + 2)));
+    buffer = buffer.slice(cut + 2);
   }
 }
 
