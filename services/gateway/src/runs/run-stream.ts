@@ -8,6 +8,9 @@ const KEEPALIVE_MS = 15_000;
 const RECHECK_MS = 1_000;
 const PAGE = 500;
 
+/** Why a stream stopped (the `reason` of the `flex.sse.streams_closed` counter). */
+type StopReason = 'terminal' | 'paused' | 'client_left' | 'error';
+
 export interface FollowOptions {
   /** The client has every event up to this position (`Last-Event-ID`): they are not sent again. */
   afterPosition: number;
@@ -29,6 +32,7 @@ export function openSse(res: Response): void {
  * source and the cursor is the run's stream version, so each event is sent once and in order
  * whatever the bus does: bus notifications only ring a bell ("read again"), and a slow re-read
  * covers a missed one. Nothing ends the loop but the end rule, the client, or an error.
+ * `flex.sse.streams_opened` minus `flex.sse.streams_closed` is the number of live streams.
  */
 export async function followRun(
   runtime: ServiceRuntime,
@@ -39,12 +43,15 @@ export async function followRun(
   const bell = new Doorbell();
   res.on('close', bell.ring);
   const unwatch = await runtime.bus.watch(streamId, bell.ring);
+  runtime.metrics.inc('flex.sse.streams_opened');
+  let reason: StopReason = 'error';
   try {
-    await pump(runtime.store, streamId, options, new SseSink(res), bell);
+    reason = await pump(runtime.store, streamId, options, new SseSink(res), bell);
   } finally {
     unwatch();
     res.off('close', bell.ring);
     if (!res.writableEnded) res.end();
+    runtime.metrics.inc('flex.sse.streams_closed', { reason });
   }
 }
 
@@ -54,7 +61,7 @@ async function pump(
   options: FollowOptions,
   sink: SseSink,
   bell: Doorbell,
-): Promise<void> {
+): Promise<StopReason> {
   let version = await startVersion(store, streamId, options.afterPosition);
   let progress = NOTHING_SEEN;
   while (!sink.gone) {
@@ -67,11 +74,13 @@ async function pump(
       if (sent) await sink.write(sseFrame(event));
       if (progress.ended || sink.gone) break;
     }
-    if (stops(progress, options.end, events.length === 0 && !bell.rung)) return;
+    const caughtUp = events.length === 0 && !bell.rung;
+    if (stops(progress, options.end, caughtUp)) return progress.ended ? 'terminal' : 'paused';
     if (events.length > 0) continue;
     await bell.wait(RECHECK_MS);
     sink.keepAlive();
   }
+  return 'client_left';
 }
 
 /**

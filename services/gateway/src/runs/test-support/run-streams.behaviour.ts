@@ -70,6 +70,13 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
   }
 }
 
+/** `flex_sse_streams_closed{reason="…"}` on the gateway's /metrics (0 before the first). */
+async function streamsClosed(client: FlexClient, reason: string): Promise<number> {
+  const text = await (await fetch(`${client.baseUrl}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`flex_sse_streams_closed{reason="${reason}"} `));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
 /**
  * DESIGN §7 streams against a real Flex: every event of a run reaches every live stream once and in
  * position order, across a HITL wait, a pause (with events appended while paused), a resume and a
@@ -162,6 +169,19 @@ export function describeRunStreams(name: string, makeHarness: () => Promise<Stre
       expect(isTerminal(record[record.length - 1].type)).toBe(true);
       expect(keysOfFrames(submitted)).toEqual(keysOfEvents(record));
       expect(keysOfFrames(watched)).toEqual(keysOfEvents(record));
+    }, 180_000);
+
+    it('a client that leaves is let go at once, even while the run waits for a human', async () => {
+      const run = track(await h.client.start(envelopeWithPolicies([REVIEW])));
+      await storedEvent(run.runId, (e) => e.type === 'hitl_request', 'hitl_request');
+      const watcher = track(await h.client.follow(run.runId));
+      await received([run, watcher], 'hitl_request');
+      const before = await streamsClosed(h.client, 'client_left');
+      run.close();
+      watcher.close();
+      const both = async () => (await streamsClosed(h.client, 'client_left')) >= before + 2;
+      await waitFor(both, WAIT_MS, () => `the server still follows a stream nobody reads\n${h.logs()}`);
+      await resolve(run.runId, 'hitl-1', 'reject');
     }, 180_000);
 
     it.each([
