@@ -1,0 +1,48 @@
+// ESLint for the whole workspace (issue 11 point 6): type-aware typescript-eslint on production
+// code, and Nx module boundaries that enforce the layers of docs/architecture.md.
+import js from '@eslint/js';
+import nx from '@nx/eslint-plugin';
+import prettier from 'eslint-config-prettier';
+import tseslint from 'typescript-eslint';
+
+const SOURCES = ['{libs,services,agents,apps}/*/src/**/*.ts', 'test/**/*.ts'];
+const SPECS = ['**/*.spec.ts', '**/test-support/**', 'libs/testing/**', 'test/**', '**/*.fixture.ts', '**/*.fixtures.ts'];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'bench/**', 'bin/**', 'deploy/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  { files: SOURCES, extends: [js.configs.recommended, ...tseslint.configs.recommended] },
+  {
+    files: SOURCES,
+    plugins: { '@nx': nx },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@nx/enforce-module-boundaries': [
+        'error',
+        {
+          allow: [],
+          banTransitiveDependencies: false,
+          depConstraints: [
+            { sourceTag: 'layer:contracts', onlyDependOnLibsWithTags: ['layer:contracts'] },
+            { sourceTag: 'layer:core', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core'] },
+            { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain'] },
+            { sourceTag: 'layer:test-support', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
+            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
+            { sourceTag: 'type:agent', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
+            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Tests may lean on any and non-null assertions where a fixture is known to hold.
+    files: SPECS,
+    rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
+  },
+  prettier,
+);
