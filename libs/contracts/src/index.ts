@@ -6,6 +6,14 @@ export { type Result, ok, err } from './shared/result';
 export { formatIssuePath } from './shared/issue-path';
 export { type JsonValue, JsonObjectSchema, JsonValueSchema, jsonProblem, nestingExceeds } from './shared/json';
 export {
+  findUnstorableText,
+  unstorableTextReason,
+  toStorableText,
+  checkStorableText,
+  toJsonPointer,
+  type UnstorableText,
+} from './shared/storable-text';
+export {
   IdentifierSchema,
   Sha256HexSchema,
   IsoTimestampSchema,
@@ -70,6 +78,8 @@ export {
   type HitlDecision,
   HitlResolveRequestSchema,
   type HitlResolveRequest,
+  CancelRunRequestSchema,
+  type CancelRunRequest,
 } from './api/api-requests';
 
 // Plans
@@ -196,6 +206,7 @@ export {
   CustomEventPayloadSchema,
   CompletePayloadSchema,
   RunFailedPayloadSchema,
+  RunCancelledPayloadSchema,
   LogPayloadSchema,
 } from './events/execution-payloads';
 export {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { IdentifierSchema, PlanVersionSchema } from '../shared/identifiers';
 import { JsonValueSchema } from '../shared/json';
+import { checkStorableText } from '../shared/storable-text';
 
 /**
  * Body of `POST /api/v1/flex/run.resume`: continue a paused run without replanning, only if
@@ -24,13 +25,25 @@ export type HitlDecision = z.infer<typeof HitlDecisionSchema>;
  * Body of `POST /api/v1/flex/hitl/resolve`: approval runs the policy's `approveAction` (default
  * resume), rejection its `rejectAction` (default fail). `payload` carries operator edits, if any.
  */
-export const HitlResolveRequestSchema = z.strictObject({
-  runId: IdentifierSchema,
-  requestId: IdentifierSchema,
-  decision: HitlDecisionSchema,
-  note: z.string().max(4_000).optional(),
-  payload: JsonValueSchema.optional(),
-});
+export const HitlResolveRequestSchema = z
+  .strictObject({
+    runId: IdentifierSchema,
+    requestId: IdentifierSchema,
+    decision: HitlDecisionSchema,
+    note: z.string().max(4_000).optional(),
+    payload: JsonValueSchema.optional(),
+  })
+  // A NUL or a lone surrogate could not be stored: a 400 naming the path, not a failed append.
+  .superRefine(checkStorableText);
 
 /** See {@link HitlResolveRequestSchema}. */
 export type HitlResolveRequest = z.infer<typeof HitlResolveRequestSchema>;
+
+/**
+ * Body of `POST /api/v1/flex/runs/:id/cancel` (optional): why the run is cancelled, recorded in
+ * `run_cancelled`.
+ */
+export const CancelRunRequestSchema = z.strictObject({ reason: z.string().min(1).max(2_000).optional() }).superRefine(checkStorableText);
+
+/** See {@link CancelRunRequestSchema}. */
+export type CancelRunRequest = z.infer<typeof CancelRunRequestSchema>;

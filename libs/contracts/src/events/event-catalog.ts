@@ -26,6 +26,7 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   custom_event: execution.CustomEventPayloadSchema,
   complete: execution.CompletePayloadSchema,
   run_failed: execution.RunFailedPayloadSchema,
+  run_cancelled: execution.RunCancelledPayloadSchema,
   log: execution.LogPayloadSchema,
   capability_registered: capability.CapabilityRegisteredPayloadSchema,
   capability_status_changed: capability.CapabilityStatusChangedPayloadSchema,
@@ -48,14 +49,15 @@ export type FlexEvent = { [T in FlexEventType]: { type: T; payload: EventPayload
 export const RUN_EVENT_TYPES = [
   'start', 'plan_requested', 'plan_drafted', 'plan_rejected', 'plan_generated', 'plan_updated',
   'node_start', 'node_complete', 'node_error', 'validation_error', 'policy_triggered',
-  'hitl_request', 'hitl_resolved', 'run_paused', 'run_resumed', 'custom_event', 'complete', 'run_failed', 'log',
+  'hitl_request', 'hitl_resolved', 'run_paused', 'run_resumed', 'custom_event',
+  'complete', 'run_failed', 'run_cancelled', 'log',
 ] as const satisfies readonly FlexEventType[];
 
 /** Event types appended to a capability's stream (`capability-<capabilityId>`). */
 export const CAPABILITY_EVENT_TYPES = ['capability_registered', 'capability_status_changed', 'capability_deregistered'] as const satisfies readonly FlexEventType[];
 
 /** Run events that end a run: nothing follows them on its stream. */
-export const TERMINAL_EVENT_TYPES = ['complete', 'run_failed'] as const satisfies readonly FlexEventType[];
+export const TERMINAL_EVENT_TYPES = ['complete', 'run_failed', 'run_cancelled'] as const satisfies readonly FlexEventType[];
 
 /** Run events that stay between services and are not streamed to clients. */
 export const INTERNAL_EVENT_TYPES = ['plan_drafted'] as const satisfies readonly FlexEventType[];

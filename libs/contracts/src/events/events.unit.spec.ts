@@ -54,6 +54,7 @@ const SAMPLES: { [T in FlexEventType]: EventPayloadInput<T> } = {
   custom_event: { event: 'qa_low', payload: { score: 0.4 }, policyId: 'low_quality' },
   complete: { output: { copyVariants: [] }, planVersion: 2, satisfactionScore: 1, observedSatisfaction: 0.5 },
   run_failed: { code: 'plan_rejected', reason: 'no acceptable plan after 3 attempts', diagnostics: rejected as never, registry },
+  run_cancelled: { cancelledBy: 'token:abc', reason: 'no longer needed', from: 'awaiting_hitl', closedHitlRequests: ['hitl-1'] },
   log: { level: 'info', message: 'hello', data: { n: 1 } },
   capability_registered: { registration: registration as never, instanceId: 'writer-1', registeredAt: '2025-03-02T10:00:00.000Z' },
   capability_status_changed: { capabilityId: 'writer.en', instanceId: 'writer-1', status: 'inactive', reason: 'heartbeat missed' },
@@ -93,6 +94,13 @@ describe('event payloads', () => {
     ['capability_registered', { registeredAt: 'yesterday' }, 'registeredAt', 'invalid_format'],
     ['start', { owner: { principal: 'p', role: 'root' } }, 'owner.role', 'invalid_value'],
     ['complete', { planVersion: undefined }, 'planVersion', 'required'],
+    ['run_cancelled', { closedHitlRequests: undefined }, 'closedHitlRequests', 'required'],
+    [
+      'run_failed',
+      { deadLetter: { consumer: 'executor', eventId: 'e', eventType: 'node_start', deliveryCount: 0, error: 'x' } },
+      'deadLetter.deliveryCount',
+      'too_small',
+    ],
   ])('%s refuses %j at %s', (type, patch, path, code) => {
     const result = parseEventPayload(type, { ...SAMPLES[type], ...patch });
     expect(result.ok).toBe(false);
@@ -121,7 +129,7 @@ describe('event type lists', () => {
   });
 
   it('name the terminal and internal run events', () => {
-    expect(TERMINAL_EVENT_TYPES).toEqual(['complete', 'run_failed']);
+    expect(TERMINAL_EVENT_TYPES).toEqual(['complete', 'run_failed', 'run_cancelled']);
     expect(INTERNAL_EVENT_TYPES).toEqual(['plan_drafted']);
   });
 });

@@ -121,6 +121,32 @@ export const RunFailedPayloadSchema = z.strictObject({
   diagnostics: RejectedDiagnosticsBundleSchema.optional(),
   registry: RegistrySnapshotSchema.optional(),
   nodeId: IdentifierSchema.optional(),
+  /** For code `dead_lettered`: the message a service gave up on, and why. */
+  deadLetter: z
+    .strictObject({
+      /** The service (its durable consumer) whose handler failed. */
+      consumer: ShortTextSchema,
+      eventId: z.string().min(1).max(200),
+      eventType: ShortTextSchema,
+      deliveryCount: z.int().min(1),
+      /** The last error, as the bus recorded it. */
+      error: z.string().min(1).max(4_000),
+    })
+    .optional(),
+});
+
+/**
+ * `run_cancelled`: a caller or an operator ended the run (`POST runs/:id/cancel`). Terminal: HITL
+ * requests still pending are closed (`closedHitlRequests`), an agent result arriving later and a
+ * timer firing later record nothing.
+ */
+export const RunCancelledPayloadSchema = z.strictObject({
+  /** Who cancelled (the API principal). */
+  cancelledBy: ShortTextSchema,
+  reason: z.string().min(1).max(2_000).optional(),
+  /** The run's status when it was cancelled (`planning`, `running`, `awaiting_hitl`, `paused`). */
+  from: IdentifierSchema,
+  closedHitlRequests: z.array(IdentifierSchema).max(1_000),
 });
 
 /** `custom_event`: a runtime policy's `emit` action: a named event for observers; it changes nothing in the run. */
