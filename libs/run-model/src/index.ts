@@ -11,3 +11,4 @@ export { decideHitlFollowUp } from './policy/hitl.decide';
 export { decideHitlResolve, decideResume, decideManualTrigger, type ControlOutcome } from './policy/run-control.decide';
 export { foldDecided, type Decided } from './policy/fold';
 export { DEFAULT_MAX_HITL_REQUESTS, type RunLimits } from './policy/run-limits';
+export { decideCancel, type CancelDecision, type CancelRefusal, type CancelCommand } from './policy/cancel.decide';

@@ -80,6 +80,11 @@ export function evolveRun(state: RunState, event: StoredEvent): RunState {
       const p = payloadOf(event, 'run_failed');
       return { ...next, status: 'failed', failure: { code: p.code, reason: p.reason } } as RunState;
     }
+    case 'run_cancelled': {
+      // Terminal: what was pending (HITL requests, retries, agent calls in flight) can move nothing.
+      const p = payloadOf(event, 'run_cancelled');
+      return { ...next, status: 'cancelled', cancellation: { by: p.cancelledBy, reason: p.reason } } as RunState;
+    }
     default:
       return next;
   }

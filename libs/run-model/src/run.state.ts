@@ -89,7 +89,8 @@ export type RunState =
   | { status: 'none' }
   | (RunCore & { status: 'planning' | 'running' | 'awaiting_hitl' | 'paused' })
   | (RunCore & { status: 'completed'; output: Record<string, unknown> })
-  | (RunCore & { status: 'failed'; failure: { code: string; reason: string } });
+  | (RunCore & { status: 'failed'; failure: { code: string; reason: string } })
+  | (RunCore & { status: 'cancelled'; cancellation: { by: string; reason?: string } });
 
 export type ActiveRun = Extract<RunState, { status: 'planning' | 'running' | 'awaiting_hitl' | 'paused' }>;
 export type StartedRun = Exclude<RunState, { status: 'none' }>;
@@ -101,7 +102,7 @@ export function payloadOf<T extends FlexEventType>(event: StoredEvent, _type: T)
 }
 
 export function isTerminal(state: RunState): boolean {
-  return state.status === 'completed' || state.status === 'failed';
+  return state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled';
 }
 
 /** Metadata for events a handler appends in reaction to `cause` on this run. */
