@@ -25,18 +25,19 @@ const SUPPORT_SENTENCES = { short: 1, medium: 2, long: 3 } as const;
  * `contract` is the output schema to meet (the node's contract and the bounds a repair attempt was
  * told about): it bounds the variant count and each field's length and allowed values.
  */
-export function writeVariants(inputs: VariantInputs, context: AgentInvocationContext, contract?: SchemaView): CopyVariant[] {
+export function writeVariants(inputs: VariantInputs, context: AgentInvocationContext, contract?: SchemaView, offset = 0): CopyVariant[] {
   const brief = readBrief(inputs.writerBrief);
   const fromEnvelope = readInstructions(context.specialInstructions).directions;
   const directions = fromEnvelope.length > 0 ? fromEnvelope : readInstructions(inputs.writerBrief.constraints).directions;
   const items = boundsAt(contract, ['copyVariants']);
   const wanted = clamp(inputs.planKnobs?.variantCount ?? (directions.length || 2), 1, 5);
   const count = clamp(wanted, Math.max(1, items.minItems ?? 1), Math.min(5, items.maxItems ?? 5));
-  const foci = fillFoci(directions, brief, count);
+  // A lane of a larger set writes the variants after the `offset` the lanes before it write.
+  const foci = fillFoci(directions, brief, offset + count).slice(offset);
   const voice = voiceOf(inputs.toneOfVoice);
   const seed = hash(inputs.writerBrief.angle);
   const used = new Map<string, number>();
-  return foci.map((focus, i) => fitVariant(writeOne({ focus, index: i, seed, brief, voice, inputs, used }), contract, i));
+  return foci.map((focus, i) => fitVariant(writeOne({ focus, index: offset + i, seed, brief, voice, inputs, used }), contract, i));
 }
 
 const FIELD_MAX = { headline: 200, body: 3_000, callToAction: 200 } as const;
@@ -144,6 +145,8 @@ function fillFoci(directions: readonly VariantDirection[], brief: BriefFacts, co
     if (foci.length >= count) break;
     if (!foci.some((f) => f.toLowerCase() === candidate.toLowerCase())) foci.push(candidate);
   }
+  // More variants than distinct foci (lanes of a large set): reuse them, each at another slot.
+  while (foci.length < count) foci.push(FALLBACK_FOCUS[foci.length % FALLBACK_FOCUS.length]);
   return foci;
 }
 
@@ -169,6 +172,7 @@ export const contentGeneratorAgent = defineAgent({
     const writerBrief = inputs.writerBrief ?? { angle: invocation.context.objective, keyPoints: [invocation.context.objective], constraints: [] };
     const contract = effectiveOutputSchema(invocation);
     ctx.reportUsage({ tokens: 0, costCents: 0, model: 'deterministic' });
-    return fitToSchema({ copyVariants: writeVariants({ ...inputs, writerBrief }, invocation.context, contract) }, contract);
+    const offset = invocation.part?.facet === 'copyVariants' ? invocation.part.offset : 0;
+    return fitToSchema({ copyVariants: writeVariants({ ...inputs, writerBrief }, invocation.context, contract, offset) }, contract);
   },
 });

@@ -24,6 +24,11 @@ export interface AgentInvocation {
    * contract binds for a facet added as `allOf` under its property (exact counts, length bounds).
    */
   outputSchema?: Record<string, unknown>;
+  /**
+   * When this call is one lane of a larger set: it produces the items `offset`… of `total` for
+   * `facet` (other calls produce the rest from the same inputs): make this share differ from theirs.
+   */
+  part?: { facet: string; offset: number; total: number };
   /** On a repair attempt: what an earlier attempt's output broke, to fix this time. */
   feedback?: AgentFeedback;
 }

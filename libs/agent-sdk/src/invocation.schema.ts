@@ -18,6 +18,7 @@ const InvocationSchema = z.object({
   }),
   deadlineMs: z.number().nonnegative().optional(),
   outputSchema: z.record(z.string(), z.unknown()).optional(),
+  part: z.object({ facet: z.string().min(1), offset: z.number().int().min(0), total: z.number().int().min(1) }).optional(),
   feedback: z
     .object({
       attempt: z.number().int().min(1),

@@ -32,11 +32,19 @@ export const RetryPolicySchema = z.strictObject({
  * What the caller's contract fixes for one node (DESIGN §8, "the contract binds the plan"): per
  * output facet, the fragment of the caller's schema its value must also satisfy (the executor
  * validates outputs against facet ∧ binding, and the agent is sent both); per input facet, the
- * fields the contract fixes (the variant count), merged over the facet's value at invocation.
+ * fields the contract fixes (the variant count), merged over the facet's value at invocation; for
+ * a lane, its part of the whole.
  */
 export const NodeBindingsSchema = z.strictObject({
   outputs: z.record(FacetNameSchema, JsonObjectSchema).optional(),
   inputs: z.record(FacetNameSchema, JsonObjectSchema).optional(),
+  /**
+   * A lane's place in a concatenation: it produces the items `offset`… of `total` for `facet`, so
+   * an agent can make its share differ from the other lanes' (the same inputs would repeat them).
+   */
+  part: z
+    .strictObject({ facet: FacetNameSchema, offset: z.int().min(0).max(10_000), total: z.int().min(1).max(10_000) })
+    .optional(),
 });
 
 /** See {@link NodeBindingsSchema}. */

@@ -35,7 +35,10 @@ function bindSource(binder: Binder, source: Source, key: string, fragment: Schem
   source.lanes.forEach((lane, i) => {
     const share = shares?.[i];
     const part = share === undefined ? fragment : laneFragment(fragment ?? { type: 'array' }, share);
-    for (const s of lane) bindSource(binder, s, key, part, share);
+    for (const s of lane) {
+      bindSource(binder, s, key, part, share);
+      if (s.kind === 'node' && shares && count !== undefined) markPart(binder, s.node, key, shares.slice(0, i).reduce((a, b) => a + b, 0), count);
+    }
   });
 }
 
@@ -53,6 +56,12 @@ function bindNode(binder: Binder, node: PlanNode, key: string, fragment: SchemaO
   binder.set(node.id, bindings);
 }
 
+function markPart(binder: Binder, node: PlanNode, key: string, offset: number, total: number): void {
+  const facet = facetForKey(node, key);
+  if (facet === undefined) return;
+  binder.set(node.id, { ...binder.get(node.id), part: { facet, offset, total } });
+}
+
 /** The knob through which `node` is asked for `count` items of `facet`, if it has one. */
 export function asksForCount(node: PlanNode, facet: string, count: number | undefined): { facet: string; field: string } | undefined {
   const knob = COUNT_KNOBS[facet];
@@ -61,7 +70,7 @@ export function asksForCount(node: PlanNode, facet: string, count: number | unde
 
 function withBindings(node: PlanNode, bindings: NodeBindings | undefined): PlanNode {
   const { bindings: _previous, ...rest } = node;
-  return bindings && (bindings.outputs || bindings.inputs) ? { ...rest, bindings } : rest;
+  return bindings && (bindings.outputs || bindings.inputs || bindings.part) ? { ...rest, bindings } : rest;
 }
 
 /** Unique node ids, edges between existing nodes, no cycle. */

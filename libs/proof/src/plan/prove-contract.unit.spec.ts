@@ -139,6 +139,8 @@ describe('lanes: a concatenation of several calls', () => {
     const bound = bindContract(lanes(), envelope);
     expect(bound.nodes.find((n) => n.id === 'lane-1')?.bindings?.inputs).toEqual({ planKnobs: { variantCount: 4 } });
     expect(bound.nodes.find((n) => n.id === 'lane-2')?.bindings?.inputs).toEqual({ planKnobs: { variantCount: 3 } });
+    expect(bound.nodes.find((n) => n.id === 'lane-1')?.bindings?.part).toEqual({ facet: 'copyVariants', offset: 0, total: 7 });
+    expect(bound.nodes.find((n) => n.id === 'lane-2')?.bindings?.part).toEqual({ facet: 'copyVariants', offset: 4, total: 7 });
     expect(proveContract(bound, envelope).verdict).toBe('proven');
   });
 

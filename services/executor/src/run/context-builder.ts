@@ -23,6 +23,7 @@ export function buildInvocation(state: StartedRun, node: PlanNode, attempt: numb
     inputs: nodeInputs(state, node),
     outputFacets: node.outputFacets,
     outputSchema: nodeOutputSchema(node),
+    ...(node.bindings?.part ? { part: { ...node.bindings.part } } : {}),
     ...(feedback && feedback.attempt < attempt ? { feedback: { attempt: feedback.attempt, errors: feedback.errors.map((e) => ({ ...e })) } } : {}),
     instructions: node.instructions,
     context: {
