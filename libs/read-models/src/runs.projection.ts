@@ -104,6 +104,16 @@ const APPLY: Record<string, Apply> = {
       .where('run_id', '=', runId)
       .execute();
   },
+  run_cancelled: async (db, runId, event) => {
+    // Terminal: the requests still waiting for a human are closed with the run.
+    await db
+      .updateTable('hitl_requests')
+      .set({ status: 'cancelled', resolved_at: event.timestamp })
+      .where('run_id', '=', runId)
+      .where('status', '=', 'pending')
+      .execute();
+    await db.updateTable('runs').set({ status: 'cancelled' }).where('run_id', '=', runId).execute();
+  },
 };
 
 async function insertRun(db: Trx, runId: string, event: StoredEvent): Promise<void> {

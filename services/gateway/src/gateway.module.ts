@@ -9,13 +9,17 @@ import { RunsController } from './runs/runs.controller';
 import { RunsService } from './runs/runs.service';
 import { HitlController } from './hitl/hitl.controller';
 import { RunControlController } from './runs/run-control.controller';
+import { RunCancelController } from './runs/run-cancel.controller';
 
 @Module({})
 export class GatewayModule {
   static forRuntime(runtime: ServiceRuntime, tokens: ApiTokens): DynamicModule {
     return {
       module: GatewayModule,
-      controllers: [HealthController, DashboardController, RunsController, CapabilitiesController, AdminController, HitlController, RunControlController],
+      controllers: [
+        HealthController, DashboardController, RunsController, CapabilitiesController, AdminController, HitlController,
+        RunControlController, RunCancelController,
+      ],
       providers: [
         { provide: RUNTIME, useValue: runtime },
         { provide: API_TOKENS, useValue: tokens },

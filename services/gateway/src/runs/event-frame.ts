@@ -43,6 +43,7 @@ export function describe(type: string, p: Record<string, any>): string {
     case 'hitl_resolved': return `human ${p.decision}d ${p.requestId}`;
     case 'complete': return 'run complete';
     case 'run_failed': return describeRunFailed(p);
+    case 'run_cancelled': return `run cancelled by ${p.cancelledBy}${p.reason ? `: ${p.reason}` : ''}`;
     default: return type;
   }
 }

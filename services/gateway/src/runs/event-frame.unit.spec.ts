@@ -34,6 +34,8 @@ describe('event messages of planning events', () => {
     ],
     ['run_failed', { code: 'plan_rejected', reason: 'no valid plan: an active capability produces copyVariants', diagnostics: rejected }, 'run failed (plan_rejected): no valid plan: an active capability produces copyVariants'],
     ['run_failed', { code: 'node_failed', reason: 'writer failed' }, 'run failed (node_failed): writer failed'],
+    ['run_cancelled', { cancelledBy: 'token:abc', reason: 'not needed', from: 'running', closedHitlRequests: [] }, 'run cancelled by token:abc: not needed'],
+    ['run_cancelled', { cancelledBy: 'token:abc', from: 'paused', closedHitlRequests: ['hitl-1'] }, 'run cancelled by token:abc'],
   ])('%s %j', (type, payload, message) => {
     expect(describeEvent(type, payload)).toBe(message);
   });

@@ -1,0 +1,69 @@
+import { Controller, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
+import { CancelRunRequestSchema } from '@flex/contracts';
+import type { StoredEvent } from '@flex/event-store';
+import { decideCancel, type CancelDecision, type ControlOutcome } from '@flex/run-model';
+import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
+import { parseBody, runControlCommand } from '../hitl/run-command';
+import { apiError } from '../http/api-error';
+import { RunsService } from './runs.service';
+
+const RUN_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** What `POST runs/:id/cancel` answers. */
+export interface CancelResponse {
+  ok: true;
+  runId: string;
+  status: 'cancelled';
+  /** True when the run had been cancelled before: nothing was appended this time. */
+  alreadyCancelled: boolean;
+  /** The `run_cancelled` event: its id and store position (the SSE `id:`). */
+  event: { id: string; position: number };
+}
+
+/**
+ * Cancel a run: `run_cancelled` ends it wherever it is (planning, running, waiting for a human,
+ * paused), closing its pending HITL requests; live streams end on it. Cancelling again answers 200
+ * with `alreadyCancelled` and appends nothing; a run that completed or failed is 409
+ * `run_already_ended`; an unknown run (or, for a client, another's run) 404.
+ */
+@Controller('api/v1/flex')
+@UseGuards(AuthGuard)
+export class RunCancelController {
+  constructor(
+    private readonly runs: RunsService,
+    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+  ) {}
+
+  @Post('runs/:id/cancel')
+  @HttpCode(200)
+  @Roles('client', 'operator')
+  async cancel(@Req() req: AuthedRequest, @Param('id') id: string): Promise<CancelResponse> {
+    const runId = checkRunId(id);
+    const { reason } = parseBody(CancelRunRequestSchema, req.body);
+    const streamId = await this.runs.assertVisible(req.principal, runId);
+    const by = req.principal.id;
+    const appended = await runControlCommand(this.runtime, streamId, by, (state) => asOutcome(decideCancel(state, { runId, by, reason })));
+    if (appended.length) this.runtime.metrics.inc('flex.run.status', { status: 'cancelled' });
+    const cancelled = appended.find((e) => e.type === 'run_cancelled') ?? (await this.storedCancel(streamId));
+    return { ok: true, runId, status: 'cancelled', alreadyCancelled: appended.length === 0, event: { id: cancelled.id, position: cancelled.position } };
+  }
+
+  private async storedCancel(streamId: string): Promise<StoredEvent> {
+    const found = (await this.runtime.store.readStream(streamId)).find((e) => e.type === 'run_cancelled');
+    if (!found) throw new Error(`${streamId} was refused as cancelled but holds no run_cancelled`);
+    return found;
+  }
+}
+
+/** The decider's typed refusal as the API's status and code. */
+function asOutcome(decision: CancelDecision): ControlOutcome {
+  if (decision.ok) return { ok: true, events: decision.events };
+  const status = decision.refusal.code === 'run_not_found' ? 404 : 409;
+  return { ok: false, status, code: decision.refusal.code, message: decision.refusal.message };
+}
+
+function checkRunId(id: string): string {
+  if (!RUN_ID.test(id)) throw apiError(400, 'invalid_run_id', 'run ids are 1–100 letters, digits, _ or -', { path: 'id' });
+  return id;
+}
