@@ -19,7 +19,12 @@ export function cliContext(env: NodeJS.ProcessEnv = process.env): CliContext {
 
 export class CliError extends Error {
   override readonly name = 'CliError';
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+    /** For an API error: the HTTP status and the error's `code`. */
+    readonly http?: { status: number; code?: string },
+  ) {
     super(message);
   }
 }
@@ -38,13 +43,15 @@ export async function api(ctx: CliContext, method: string, path: string, body?: 
   if (!res.ok) {
     const text = await res.text();
     let message = text;
+    let code: string | undefined;
     try {
       const parsed = JSON.parse(text) as { error?: { code?: string; message?: string } };
       if (parsed.error) message = `${parsed.error.code}: ${parsed.error.message}`;
+      code = parsed.error?.code;
     } catch {
       // not JSON: show it as it came
     }
-    throw new CliError(`HTTP ${res.status} ${message}`);
+    throw new CliError(`HTTP ${res.status} ${message}`, 1, { status: res.status, code });
   }
   return res;
 }

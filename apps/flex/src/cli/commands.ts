@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { canonicalJson, type FlexEventFrame } from '@flex/contracts';
+import { canonicalJson, TERMINAL_EVENT_TYPES, type FlexEventFrame } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { compileUntrustedSchema } from '@flex/facets';
 import { evolveRun, initialRunState } from '@flex/run-model';
@@ -10,7 +10,10 @@ import { readSse } from './sse-client';
 /** A frame as the CLI reads it: payloads are inspected loosely, field by field. */
 type Frame = Omit<FlexEventFrame, 'payload'> & { payload?: any };
 
-/** `flex run <envelope.json>`: start a run and show its progress live; exit 0 on complete, 2 on failure. */
+/** `flex run` exits 4 when the run was cancelled. */
+const EXIT_CANCELLED = 4;
+
+/** `flex run <envelope.json>`: start a run and show its progress live; exit 0 on complete, 2 on failure, 4 on cancel. */
 export async function runCommand(ctx: CliContext, file: string): Promise<number> {
   let envelope: unknown;
   try {
@@ -30,6 +33,7 @@ export async function runCommand(ctx: CliContext, file: string): Promise<number>
       exit = 0;
     }
     if (frame.type === 'run_failed') exit = 2;
+    if (frame.type === 'run_cancelled') exit = EXIT_CANCELLED;
   }
   return exit;
 }
@@ -63,7 +67,7 @@ export async function replayCommand(ctx: CliContext, runId: string, verify: bool
 
 export function verifyFrames(frames: Array<Frame & { position: number }>, detail: any): string[] {
   const problems: string[] = planningProblems(frames);
-  const terminal = frames.filter((f) => f.type === 'complete' || f.type === 'run_failed');
+  const terminal = frames.filter((f) => (TERMINAL_EVENT_TYPES as readonly string[]).includes(f.type));
   if (terminal.length !== 1) problems.push(`expected exactly one terminal event, found ${terminal.length}`);
   else if (frames[frames.length - 1] !== terminal[0]) problems.push('events follow the terminal event');
   for (let i = 1; i < frames.length; i++) if (frames[i].position <= frames[i - 1].position) problems.push(`positions not increasing at ${frames[i].position}`);
@@ -75,7 +79,7 @@ export function verifyFrames(frames: Array<Frame & { position: number }>, detail
   }
   const events = frames.map((f, i) => ({ position: f.position, id: f.id, streamId: `run-${f.runId}`, version: i + 1, type: f.type, payload: f.payload, metadata: { correlationId: f.correlationId }, timestamp: f.timestamp }) as StoredEvent);
   const state = events.reduce(evolveRun, initialRunState());
-  if (state.status !== 'none' && detail?.run && state.status !== detail.run.status && ['completed', 'failed'].includes(detail.run.status)) {
+  if (state.status !== 'none' && detail?.run && state.status !== detail.run.status && ['completed', 'failed', 'cancelled'].includes(detail.run.status)) {
     problems.push(`replayed status ${state.status} differs from the read model's ${detail.run.status}`);
   }
   if (state.status === 'completed') {

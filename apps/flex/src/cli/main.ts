@@ -1,3 +1,4 @@
+import { cancelCommand } from './cancel-command';
 import { cliContext, CliError } from './client';
 import { hitlCommand, rebuildCommand, replayCommand, runCommand, runsCommand } from './commands';
 
@@ -7,6 +8,8 @@ const USAGE = `usage:
   flex replay <runId> [--verify]    print a run's events; --verify checks the audit invariants
   flex hitl <runId> approve|reject [--note text] [--payload file.json]
                                     resolve the run's pending human request
+  flex cancel <runId> [--reason text] [--json]
+                                    cancel a run that has not ended (exit 4: it already had)
   flex projections rebuild          rebuild the read models from the event store (admin)
 env: FLEX_URL (default http://127.0.0.1:3000), FLEX_TOKEN (default: .flex/api-token)`;
 
@@ -29,6 +32,9 @@ export async function main(argv: string[]): Promise<number> {
     case 'hitl':
       if (!args[0] || !args[1]) throw new CliError(USAGE);
       return hitlCommand(ctx, args[0], args[1], { note: flag(args, '--note'), payloadFile: flag(args, '--payload') });
+    case 'cancel':
+      if (!args[0] || args[0].startsWith('--')) throw new CliError(USAGE);
+      return cancelCommand(ctx, args[0], { reason: flag(args, '--reason'), json: args.includes('--json') });
     case 'projections':
       if (args[0] !== 'rebuild') throw new CliError(USAGE);
       return rebuildCommand(ctx);
