@@ -11,6 +11,7 @@ import { activeRegistrations, fetchCapabilitySnapshot, RUNTIME, runCommand, type
 import { nodeOutputRequest, type AdvanceDecision } from './run/fallback.decide';
 import { buildInvocation } from './run/context-builder';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
+import { storableOutcome } from './run/storable-outcome';
 import { decideAfterHitl, decideOnEvent, decideTimers } from './run/run.decide';
 
 const WORKING_EVERY_MS = 4_000;
@@ -104,7 +105,8 @@ export class ExecutorHandler {
     const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
     let outcome: InvokeOutcome;
     try {
-      outcome = await this.invoke(state, node, capabilityId, start.attempt);
+      // Checked before the append: an answer Postgres would refuse is an invalid output, not a poison message.
+      outcome = storableOutcome(await this.invoke(state, node, capabilityId, start.attempt));
     } finally {
       clearInterval(heartbeat);
     }
