@@ -201,6 +201,7 @@ export {
   PolicyTriggeredPayloadSchema,
   HitlRequestPayloadSchema,
   HitlResolvedPayloadSchema,
+  ReplanDeferredPayloadSchema,
   RunPausedPayloadSchema,
   RunResumedPayloadSchema,
   CustomEventPayloadSchema,

@@ -21,6 +21,7 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   policy_triggered: execution.PolicyTriggeredPayloadSchema,
   hitl_request: execution.HitlRequestPayloadSchema,
   hitl_resolved: execution.HitlResolvedPayloadSchema,
+  replan_deferred: execution.ReplanDeferredPayloadSchema,
   run_paused: execution.RunPausedPayloadSchema,
   run_resumed: execution.RunResumedPayloadSchema,
   custom_event: execution.CustomEventPayloadSchema,
@@ -49,7 +50,7 @@ export type FlexEvent = { [T in FlexEventType]: { type: T; payload: EventPayload
 export const RUN_EVENT_TYPES = [
   'start', 'plan_requested', 'plan_drafted', 'plan_rejected', 'plan_generated', 'plan_updated',
   'node_start', 'node_complete', 'node_error', 'validation_error', 'policy_triggered',
-  'hitl_request', 'hitl_resolved', 'run_paused', 'run_resumed', 'custom_event',
+  'hitl_request', 'hitl_resolved', 'replan_deferred', 'run_paused', 'run_resumed', 'custom_event',
   'complete', 'run_failed', 'run_cancelled', 'log',
 ] as const satisfies readonly FlexEventType[];
 

@@ -51,6 +51,7 @@ const SAMPLES: { [T in FlexEventType]: EventPayloadInput<T> } = {
   hitl_resolved: { requestId: 'req-1', decision: 'approve', note: 'fine', operator: 'alice' },
   run_paused: { reason: 'brand risk', policyId: 'brand', snapshot: { pending: ['qa'] } },
   run_resumed: { expectedPlanVersion: 2, resumedBy: 'alice' },
+  replan_deferred: { trigger: { kind: 'manual', policyId: 'rethink' }, waitingFor: ['hitl-1'], policyId: 'rethink' },
   custom_event: { event: 'qa_low', payload: { score: 0.4 }, policyId: 'low_quality' },
   complete: { output: { copyVariants: [] }, planVersion: 2, satisfactionScore: 1, observedSatisfaction: 0.5 },
   run_failed: { code: 'plan_rejected', reason: 'no acceptable plan after 3 attempts', diagnostics: rejected as never, registry },

@@ -92,6 +92,21 @@ export const HitlResolvedPayloadSchema = z.strictObject({
   operator: ShortTextSchema,
 });
 
+/**
+ * `replan_deferred`: a replan was asked for (a policy, an operator, a HITL follow-up) while HITL
+ * requests were pending. A human gate holds: the replan waits for their decisions and is asked
+ * (`plan_requested`, reason `replan`, with this trigger) once none is pending and the run is not
+ * paused; a rejection that ends the run ends it too.
+ */
+export const ReplanDeferredPayloadSchema = z.strictObject({
+  /** What asked for the replan, as `plan_requested.replan.trigger` will carry it. */
+  trigger: JsonObjectSchema,
+  /** The HITL requests pending when the replan was asked for. */
+  waitingFor: z.array(IdentifierSchema).min(1).max(1_000),
+  policyId: IdentifierSchema.optional(),
+  nodeId: IdentifierSchema.optional(),
+});
+
 /** `run_paused`: the run is snapshotted (policy state included) until resumed. */
 export const RunPausedPayloadSchema = z.strictObject({
   reason: LongTextSchema,

@@ -41,6 +41,7 @@ export function describe(type: string, p: Record<string, any>): string {
     case 'policy_triggered': return `policy ${p.policyId} → ${p.action?.type}`;
     case 'hitl_request': return `waiting for a human: ${p.rationale ?? ''}`;
     case 'hitl_resolved': return `human ${p.decision}d ${p.requestId}`;
+    case 'replan_deferred': return `replan waits for ${(p.waitingFor ?? []).join(', ')}`;
     case 'complete': return 'run complete';
     case 'run_failed': return describeRunFailed(p);
     case 'run_cancelled': return `run cancelled by ${p.cancelledBy}${p.reason ? `: ${p.reason}` : ''}`;
