@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { FlexEventErrorFilter, FlexEventsTransport } from '@flex/bus';
 import { recordDeadLetter } from '@flex/event-store';
 import { loadConfig } from './config';
+import { failRunOfDeadLetter } from './dead-letter';
 import type { ServiceRuntime } from './runtime';
 import { createDistributedRuntime, type RuntimeOptions } from './runtime.factory';
 
@@ -22,12 +23,14 @@ export function eventsTransport(runtime: ServiceRuntime, service: string, concur
     bus: runtime.bus,
     durable: service,
     concurrency,
-    maxDeliver: 10,
+    maxDeliver: runtime.config.FLEX_BUS_MAX_DELIVER,
     // A crashed instance's unacked work goes to another after this; long handlers call working().
     ackWaitMs: 15_000,
     onDeadLetter: async (dead) => {
       runtime.logger.error('dead letter', { consumer: dead.consumer, eventId: dead.event.id, type: dead.event.type, reason: dead.reason });
       await recordDeadLetter(runtime.database.db, dead);
+      // A run whose message no handler can take would stay running forever: it fails instead.
+      await failRunOfDeadLetter(runtime, dead);
     },
   });
 }

@@ -15,6 +15,8 @@ const ConfigSchema = z.object({
   FLEX_MAX_HITL_REQUESTS: intFromEnv(5),
   FLEX_AGENT_TIMEOUT_MS: intFromEnv(60_000),
   FLEX_NODE_MAX_ATTEMPTS: intFromEnv(3),
+  /** Deliveries of one message before a service gives up on it (dead letter; its run fails). */
+  FLEX_BUS_MAX_DELIVER: intFromEnv(10),
   FLEX_PLANNER: z.enum(['rule-based', 'llm']).default('rule-based'),
   FLEX_LLM_BASE_URL: z.string().url().optional(),
   FLEX_LLM_API_KEY: z.string().optional(),

@@ -9,3 +9,11 @@ export { HealthController } from './health.controller';
 export { startDistributedService, eventsTransport, type ServiceDefinition } from './bootstrap';
 export { fetchCapabilitySnapshot, activeRegistrations, type CapabilitySnapshot, type CapabilityView } from './registry.client';
 export { runProcess } from './process';
+export {
+  DEAD_LETTERED,
+  decideDeadLetterFailure,
+  evolveRunEnding,
+  failRunOfDeadLetter,
+  initialRunEnding,
+  type RunEnding,
+} from './dead-letter';

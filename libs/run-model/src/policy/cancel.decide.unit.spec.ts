@@ -1,9 +1,23 @@
 import { parseEventPayload, type PlanGraph } from '@flex/contracts';
-import { givenEvents } from '@flex/testing';
+import type { StoredEvent } from '@flex/event-store';
 import { evolveRun } from '../run.evolve';
 import { initialRunState, isTerminal, type RunState } from '../run.state';
 import { decideHitlResolve, decideResume } from './run-control.decide';
 import { decideCancel } from './cancel.decide';
+
+/** Events as the store would hold them on `streamId` (ids `<streamId>-e<n>` unless given). */
+function givenEvents(streamId: string, events: Array<{ type: string; payload: unknown; id?: string }>): StoredEvent[] {
+  return events.map((e, i) => ({
+    position: i + 1,
+    id: e.id ?? `${streamId}-e${i + 1}`,
+    streamId,
+    version: i + 1,
+    type: e.type,
+    payload: e.payload,
+    metadata: { correlationId: 'corr-1' },
+    timestamp: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
+  }));
+}
 
 const plan: PlanGraph = {
   planVersion: 1,
