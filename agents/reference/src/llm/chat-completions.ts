@@ -1,3 +1,4 @@
+import { truncateCodePoints } from '@flex/agent-sdk';
 import type { LlmConfig } from './llm.config';
 
 export interface ChatMessage {
@@ -131,7 +132,7 @@ function readAnswer(config: LlmConfig, request: StructuredRequest, body: unknown
 
 function correction(previous: string, problem: string): ChatMessage[] {
   return [
-    { role: 'assistant', content: previous.slice(0, 4_000) },
+    { role: 'assistant', content: truncateCodePoints(previous, 4_000) },
     { role: 'user', content: `That answer cannot be used because ${problem}. Answer again with one JSON object that matches the schema exactly, and nothing else.` },
   ];
 }
@@ -151,7 +152,7 @@ function backoff(attempt: number, baseMs = 250): number {
 
 function errorMessage(body: unknown): string {
   const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
-  return typeof message === 'string' ? message.slice(0, 300) : 'request refused';
+  return typeof message === 'string' ? truncateCodePoints(message, 300) : 'request refused';
 }
 
 /** False when the signal aborted first. */
