@@ -11,9 +11,10 @@ const ATTEMPTS = 5;
  * theirs), in name order, forward only. Safe when several processes start at once (Kysely holds an
  * advisory lock while it migrates). Services register different `extra` sets, so migrations that
  * another service already applied and this one does not know are accepted as done, not as
- * corruption. Returns the names this call applied.
+ * corruption. Returns the names this call applied. Takes any Kysely: the migrations see no table
+ * types (each takes `Kysely<unknown>`: frozen in time, it must not depend on today's tables).
  */
-export async function migrateToLatest(db: Kysely<any>, extra: Record<string, Migration> = {}): Promise<string[]> {
+export async function migrateToLatest<DB>(db: Kysely<DB>, extra: Record<string, Migration> = {}): Promise<string[]> {
   const own = mergeMigrations(extra);
   for (let attempt = 1; ; attempt++) {
     const applied = await appliedMigrationNames(db);
@@ -46,11 +47,11 @@ function withForeign(own: Record<string, Migration>, applied: string[]): Record<
   return all;
 }
 
-async function appliedMigrationNames(db: Kysely<any>): Promise<string[]> {
+async function appliedMigrationNames<DB>(db: Kysely<DB>): Promise<string[]> {
   const exists = await sql<{ found: string | null }>`select to_regclass(${MIGRATION_TABLE}) as found`.execute(db);
   if (!exists.rows[0]?.found) return [];
-  const rows = await db.selectFrom(MIGRATION_TABLE).select('name').execute();
-  return rows.map((row) => String(row.name));
+  const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+  return applied.rows.map((row) => row.name);
 }
 
 function isMissingMigration(error: unknown): boolean {

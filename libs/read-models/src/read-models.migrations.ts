@@ -3,7 +3,7 @@ import { sql, type Kysely, type Migration } from 'kysely';
 /** Read-model tables. Projections own their rows; every table can be truncated and rebuilt. */
 export const readModelMigrations: Record<string, Migration> = {
   '2026112210_read_models': {
-    async up(db: Kysely<any>) {
+    async up(db: Kysely<unknown>) {
       await db.schema
         .createTable('runs')
         .ifNotExists()
@@ -95,7 +95,7 @@ export const readModelMigrations: Record<string, Migration> = {
   },
   // The validator's findings beside each plan version, and a failed run's last findings (spec 000 §5.9.4).
   '2026120301_plan_diagnostics': {
-    async up(db: Kysely<any>) {
+    async up(db: Kysely<unknown>) {
       await db.schema.alterTable('plan_versions').addColumn('diagnostics', 'jsonb').execute();
       await db.schema.alterTable('plan_versions').addColumn('registry_hash', 'text').execute();
       await db.schema.alterTable('runs').addColumn('failure_diagnostics', 'jsonb').execute();

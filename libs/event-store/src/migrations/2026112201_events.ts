@@ -4,7 +4,7 @@ import { Kysely, sql } from 'kysely';
  * The append-only log. `transaction_id` stamps each row with its writer's xid8 so tailers can
  * read gap-free (see read.ts); a trigger refuses UPDATE and DELETE so nothing rewrites history.
  */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('events')
     .addColumn('position', 'bigserial', (col) => col.primaryKey())

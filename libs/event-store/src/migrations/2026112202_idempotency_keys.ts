@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /** An idempotency key and what its append stored: the stream and the positions of its events. */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('idempotency_keys')
     .addColumn('key', 'text', (col) => col.primaryKey())

@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /** Positions of committed events not yet published; `claimed_until` is a relay instance's lease. */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('outbox')
     .addColumn('position', 'bigint', (col) => col.primaryKey().references('events.position'))

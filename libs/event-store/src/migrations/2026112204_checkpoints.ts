@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /** Where each projection and store-backed consumer is in the log (a compound, gap-safe position). */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('checkpoints')
     .addColumn('name', 'text', (col) => col.primaryKey())

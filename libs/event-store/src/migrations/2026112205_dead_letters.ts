@@ -1,7 +1,7 @@
 import { Kysely, sql } from 'kysely';
 
 /** Deliveries a consumer gave up on, with the whole event, so an operator can inspect and replay them. */
-export async function up(db: Kysely<any>): Promise<void> {
+export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('dead_letters')
     .addColumn('id', 'bigserial', (col) => col.primaryKey())
