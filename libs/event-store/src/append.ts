@@ -1,7 +1,7 @@
 import { IdempotencyKeyConflictError, InvalidAppendError, WrongExpectedVersionError } from './errors';
 import { insertOutbox } from './outbox';
-import { currentStreamVersion, Executor, readEventsAt, tables } from './read';
-import { EventRow, toPosition, toStoredEvent } from './rows';
+import { currentStreamVersion, Executor, readEventsAt } from './read';
+import { toPosition, toStoredEvent } from './rows';
 import type { AppendOptions, AppendResult, ExpectedVersion, NewEvent } from './types';
 
 /** One stream's share of an append (appendBatch takes several of these). */
@@ -26,14 +26,14 @@ export async function appendInTransaction(trx: Executor, item: AppendItem, outbo
   const current = await currentStreamVersion(trx, item.streamId);
   checkExpectedVersion(item.streamId, item.options.expectedVersion, current);
   if (item.events.length === 0) return { duplicate: false, events: [], nextVersion: current };
-  const rows = await tables(trx)
+  const rows = await trx
     .insertInto('events')
     .values(item.events.map((event, i) => toInsert(item.streamId, current + i + 1, event)))
     .returning(['position', 'id', 'stream_id', 'version', 'type', 'payload', 'metadata', 'recorded_at'])
     .execute();
-  const events = rows.map((row) => toStoredEvent(row as EventRow)).sort((a, b) => a.version - b.version);
+  const events = rows.map((row) => toStoredEvent(row)).sort((a, b) => a.version - b.version);
   const positions = events.map((event) => event.position);
-  if (key !== undefined) await tables(trx).updateTable('idempotency_keys').set({ positions }).where('key', '=', key).execute();
+  if (key !== undefined) await trx.updateTable('idempotency_keys').set({ positions }).where('key', '=', key).execute();
   if (outbox) await insertOutbox(trx, positions);
   return { duplicate: false, events, nextVersion: current + events.length };
 }
@@ -78,7 +78,7 @@ function toInsert(streamId: string, version: number, event: NewEvent) {
 
 /** True when this transaction now owns the key; false when a committed append already used it. */
 async function claimKey(trx: Executor, key: string, streamId: string): Promise<boolean> {
-  const claimed = await tables(trx)
+  const claimed = await trx
     .insertInto('idempotency_keys')
     .values({ key, stream_id: streamId })
     .onConflict((oc) => oc.column('key').doNothing())
@@ -88,7 +88,7 @@ async function claimKey(trx: Executor, key: string, streamId: string): Promise<b
 }
 
 async function loadDuplicate(trx: Executor, key: string, streamId: string): Promise<AppendResult> {
-  const record = await tables(trx)
+  const record = await trx
     .selectFrom('idempotency_keys')
     .select(['stream_id', 'positions'])
     .where('key', '=', key)

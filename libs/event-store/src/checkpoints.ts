@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { InvalidArgumentError } from './errors';
-import { Executor, tables } from './read';
+import type { Executor } from './read';
 import { toPosition } from './rows';
 import { Checkpoint, START_CHECKPOINT } from './types';
 
@@ -9,7 +9,7 @@ import { Checkpoint, START_CHECKPOINT } from './types';
  * on a Kysely or a Transaction: a projection saves its checkpoint in the transaction of its writes.
  */
 export async function loadCheckpoint(db: Executor, name: string): Promise<Checkpoint> {
-  const row = await tables(db)
+  const row = await db
     .selectFrom('checkpoints')
     .select([sql<string>`transaction_id::text`.as('transaction_id'), 'position'])
     .where('name', '=', name)
@@ -20,7 +20,7 @@ export async function loadCheckpoint(db: Executor, name: string): Promise<Checkp
 export async function saveCheckpoint(db: Executor, name: string, checkpoint: Checkpoint): Promise<void> {
   assertCheckpoint(checkpoint);
   const values = { transaction_id: checkpoint.transactionId, position: checkpoint.position };
-  await tables(db)
+  await db
     .insertInto('checkpoints')
     .values({ name, ...values })
     .onConflict((oc) => oc.column('name').doUpdateSet({ ...values, updated_at: sql<Date>`now()` }))
@@ -33,12 +33,12 @@ export async function saveCheckpoint(db: Executor, name: string, checkpoint: Che
  * two instances never process the same batch.
  */
 export async function lockCheckpoint(trx: Executor, name: string): Promise<Checkpoint> {
-  await tables(trx)
+  await trx
     .insertInto('checkpoints')
     .values({ name, transaction_id: START_CHECKPOINT.transactionId, position: START_CHECKPOINT.position })
     .onConflict((oc) => oc.column('name').doNothing())
     .execute();
-  const row = await tables(trx)
+  const row = await trx
     .selectFrom('checkpoints')
     .select([sql<string>`transaction_id::text`.as('transaction_id'), 'position'])
     .where('name', '=', name)

@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { Pool } from 'pg';
 import { DatabaseConfigError } from './errors';
+import type { EventStoreDatabase } from './event-store.table';
 
 export interface DatabaseConfig {
   /** A Postgres URL: the distributed mode. */
@@ -16,8 +17,12 @@ export interface DatabaseConfig {
 }
 
 export interface FlexDatabase {
-  /** Untyped at this level: the store and each read model type their own tables. */
-  db: Kysely<any>;
+  /**
+   * Typed with the store's own tables. Read models and services keep theirs in the same database and
+   * add them with `db.withTables<TheirTables>()`: types only, the same connection. (TheirTables must
+   * be a type alias, not an interface: withTables wants an index signature.)
+   */
+  db: Kysely<EventStoreDatabase>;
   kind: 'postgres' | 'pglite';
   /** Ends the pool, or closes PGlite (flushing its files). Safe to call twice. */
   close(): Promise<void>;
@@ -38,7 +43,7 @@ async function openPostgres(url: string, max: number): Promise<FlexDatabase> {
   const pool = new Pool({ connectionString: url, max });
   // An idle client losing its connection emits 'error' on the pool; unhandled, that kills the process.
   pool.on('error', () => undefined);
-  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<EventStoreDatabase>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);
   } catch (error) {
@@ -54,7 +59,7 @@ async function openPglite(dataDir: string | undefined): Promise<FlexDatabase> {
     await mkdir(dataDir, { recursive: true });
   }
   const pglite = await PGlite.create(dataDir === undefined ? {} : { dataDir: resolve(dataDir) });
-  const db = new Kysely<any>({ dialect: new PGliteDialect(pglite) });
+  const db = new Kysely<EventStoreDatabase>({ dialect: new PGliteDialect(pglite) });
   return { db, kind: 'pglite', close: once(() => db.destroy()) };
 }
 

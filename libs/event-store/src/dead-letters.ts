@@ -1,4 +1,4 @@
-import { Executor, tables } from './read';
+import type { Executor } from './read';
 import { toIsoString, toPosition } from './rows';
 import type { StoredEvent } from './types';
 
@@ -23,7 +23,7 @@ export interface ListDeadLettersOptions {
 /** Records a delivery a consumer gave up on; recording the same (consumer, event) again is a no-op. */
 export async function recordDeadLetter(db: Executor, deadLetter: DeadLetterRecord): Promise<void> {
   const { consumer, event, deliveryCount, reason } = deadLetter;
-  await tables(db)
+  await db
     .insertInto('dead_letters')
     .values({
       consumer,
@@ -41,7 +41,7 @@ export async function recordDeadLetter(db: Executor, deadLetter: DeadLetterRecor
 
 /** Oldest first. */
 export async function listDeadLetters(db: Executor, options: ListDeadLettersOptions = {}): Promise<StoredDeadLetter[]> {
-  let query = tables(db)
+  let query = db
     .selectFrom('dead_letters')
     .select(['id', 'consumer', 'event', 'event_position', 'delivery_count', 'reason', 'created_at'])
     .orderBy('id');

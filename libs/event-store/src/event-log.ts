@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { loadCheckpoint, saveCheckpoint } from './checkpoints';
 import type { EventStore } from './event-store';
+import type { EventStoreDatabase } from './event-store.table';
 import type { ReadAllPage } from './read';
 import type { Checkpoint } from './types';
 
@@ -13,7 +14,7 @@ export interface EventLog {
   saveCheckpoint(name: string, checkpoint: Checkpoint): Promise<void>;
 }
 
-export function createEventLog(store: EventStore, db: Kysely<any>): EventLog {
+export function createEventLog(store: EventStore, db: Kysely<EventStoreDatabase>): EventLog {
   return {
     readAll: (after, limit) => store.readAll(after, limit),
     loadCheckpoint: (name) => loadCheckpoint(db, name),

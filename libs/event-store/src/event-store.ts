@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import { AppendItem, appendInTransaction, validateAppend } from './append';
 import { ConcurrencyConflictError, DuplicateEventIdError, EventStoreError, InvalidArgumentError } from './errors';
 import { assertCheckpoint } from './checkpoints';
+import type { EventStoreDatabase } from './event-store.table';
 import { consoleLogger, StoreLogger } from './logger';
 import { deleteOutbox } from './outbox';
 import { currentStreamVersion, maxPosition, ReadAllPage, readAllEvents, ReadStreamOptions, readStreamEvents } from './read';
@@ -24,13 +25,13 @@ export interface EventStoreOptions {
 
 /** The append-only event log: optimistic concurrency, idempotent appends, gap-safe global reads. */
 export class EventStore {
-  readonly #db: Kysely<any>;
+  readonly #db: Kysely<EventStoreDatabase>;
   readonly #outbox: boolean;
   readonly #afterCommit?: (events: StoredEvent[]) => Promise<void> | void;
   readonly #logger: StoreLogger;
   readonly #maxAttempts: number;
 
-  constructor(db: Kysely<any>, options: EventStoreOptions = {}) {
+  constructor(db: Kysely<EventStoreDatabase>, options: EventStoreOptions = {}) {
     this.#db = db;
     this.#outbox = options.outbox ?? false;
     this.#afterCommit = options.afterCommit;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import { InvalidArgumentError } from './errors';
 import type { EventStore } from './event-store';
+import type { EventStoreDatabase } from './event-store.table';
 import { consoleLogger, StoreLogger } from './logger';
 import { claimOutbox, releaseOutbox } from './outbox';
 import { Poller } from './poller';
@@ -26,13 +27,13 @@ export interface OutboxRelayOptions {
  * succeeds twice is harmless, since the bus dedupes by event id.
  */
 export class OutboxRelay {
-  readonly #db: Kysely<any>;
+  readonly #db: Kysely<EventStoreDatabase>;
   readonly #store: EventStore;
   readonly #publish: (events: StoredEvent[]) => Promise<void>;
   readonly #options: Required<Omit<OutboxRelayOptions, 'logger'>>;
   readonly #poller: Poller;
 
-  constructor(db: Kysely<any>, store: EventStore, publish: (events: StoredEvent[]) => Promise<void>, options: OutboxRelayOptions = {}) {
+  constructor(db: Kysely<EventStoreDatabase>, store: EventStore, publish: (events: StoredEvent[]) => Promise<void>, options: OutboxRelayOptions = {}) {
     this.#db = db;
     this.#store = store;
     this.#publish = publish;

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { Executor, tables } from './read';
+import type { Executor } from './read';
 import { toPosition } from './rows';
 
 /** Large IN lists are split so no statement nears the protocol's parameter limit. */
@@ -7,7 +7,7 @@ const CHUNK = 1000;
 
 export async function insertOutbox(trx: Executor, positions: readonly number[]): Promise<void> {
   if (positions.length === 0) return;
-  await tables(trx)
+  await trx
     .insertInto('outbox')
     .values(positions.map((position) => ({ position })))
     .execute();
@@ -25,7 +25,7 @@ export interface ClaimOptions {
  * batches; the lease means a relay that dies mid-publish only delays its batch.
  */
 export async function claimOutbox(db: Executor, options: ClaimOptions): Promise<number[]> {
-  const rows = await tables(db)
+  const rows = await db
     .updateTable('outbox')
     .set({ claimed_until: sql<Date>`now() + ${options.leaseMs}::integer * interval '1 millisecond'` })
     .where('position', 'in', (eb) =>
@@ -46,18 +46,18 @@ export async function claimOutbox(db: Executor, options: ClaimOptions): Promise<
 
 export async function deleteOutbox(db: Executor, positions: readonly number[]): Promise<void> {
   for (let i = 0; i < positions.length; i += CHUNK) {
-    await tables(db).deleteFrom('outbox').where('position', 'in', positions.slice(i, i + CHUNK)).execute();
+    await db.deleteFrom('outbox').where('position', 'in', positions.slice(i, i + CHUNK)).execute();
   }
 }
 
 /** Gives a claimed batch back at once after a failed publish, instead of waiting out the lease. */
 export async function releaseOutbox(db: Executor, positions: readonly number[]): Promise<void> {
   if (positions.length === 0) return;
-  await tables(db).updateTable('outbox').set({ claimed_until: null }).where('position', 'in', [...positions]).execute();
+  await db.updateTable('outbox').set({ claimed_until: null }).where('position', 'in', [...positions]).execute();
 }
 
 export async function countOutbox(db: Executor): Promise<number> {
-  const row = await tables(db)
+  const row = await db
     .selectFrom('outbox')
     .select((eb) => eb.fn.countAll().as('count'))
     .executeTakeFirstOrThrow();

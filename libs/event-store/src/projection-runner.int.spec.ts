@@ -24,6 +24,12 @@ const migrations: Record<string, Migration> = {
   },
 };
 
+/** The spec's read-model tables: added to the store's type with withTables, as a read model does. */
+type SpecTables = {
+  spec_stream_counts: { stream_id: string; events: number; types: string; last_position: string | number; last_at: Date };
+  spec_applied: { event_id: string };
+};
+
 /** Counts events per stream. Fails on the event ids in `failOn`, after it has written. */
 function streamCounts(failOn: Set<string>): Projection {
   return {
@@ -69,7 +75,8 @@ describe.each(backends)('ProjectionRunner on $kind', (backend) => {
     await t.close();
   });
 
-  const rows = () => t.database.db.selectFrom('spec_stream_counts').selectAll().orderBy('stream_id').execute();
+  const specDb = () => t.database.db.withTables<SpecTables>();
+  const rows = () => specDb().selectFrom('spec_stream_counts').selectAll().orderBy('stream_id').execute();
   const applied = async () => Number((await sql<{ n: number }>`select count(*)::int as n from spec_applied`.execute(t.database.db)).rows[0].n);
   const count = async (where = sql`true`) => Number((await sql<{ n: number }>`select count(*)::int as n from events where ${where}`.execute(t.database.db)).rows[0].n);
   /**
@@ -148,8 +155,8 @@ describe.each(backends)('ProjectionRunner on $kind', (backend) => {
     await catchUpUntil(caughtUp);
     const original = await rows();
     const checkpoint = await loadCheckpoint(t.database.db, projection.name);
-    await t.database.db.deleteFrom('spec_stream_counts').where('stream_id', '=', original[0].stream_id).execute();
-    await t.database.db.updateTable('spec_stream_counts').set({ events: 999 }).execute();
+    await specDb().deleteFrom('spec_stream_counts').where('stream_id', '=', original[0].stream_id).execute();
+    await specDb().updateTable('spec_stream_counts').set({ events: 999 }).execute();
 
     const total = await count();
     await waitFor(async () => (await runner.rebuild(projection.name)) === total);

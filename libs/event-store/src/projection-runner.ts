@@ -2,6 +2,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { loadCheckpoint, lockCheckpoint, saveCheckpoint } from './checkpoints';
 import { InvalidArgumentError, ProjectionFailedError } from './errors';
 import type { EventStore } from './event-store';
+import type { EventStoreDatabase } from './event-store.table';
 import { consoleLogger, StoreLogger } from './logger';
 import { Poller } from './poller';
 import type { Projection } from './projection';
@@ -22,7 +23,7 @@ export interface ProjectionRunnerOptions {
  * writes with its checkpoint, and instances on the same database never apply a batch twice.
  */
 export class ProjectionRunner {
-  readonly #db: Kysely<any>;
+  readonly #db: Kysely<EventStoreDatabase>;
   readonly #store: EventStore;
   readonly #projections: ReadonlyMap<string, Projection>;
   readonly #batchSize: number;
@@ -31,7 +32,7 @@ export class ProjectionRunner {
   /** One run at a time per instance: catchUp, rebuild and the poll loop queue here. */
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(db: Kysely<any>, store: EventStore, projections: readonly Projection[], options: ProjectionRunnerOptions = {}) {
+  constructor(db: Kysely<EventStoreDatabase>, store: EventStore, projections: readonly Projection[], options: ProjectionRunnerOptions = {}) {
     this.#db = db;
     this.#store = store;
     this.#projections = byName(projections);
@@ -111,7 +112,7 @@ export class ProjectionRunner {
     });
   }
 
-  async #applyAll(trx: Transaction<any>, projection: Projection, events: StoredEvent[]): Promise<void> {
+  async #applyAll(trx: Transaction<EventStoreDatabase>, projection: Projection, events: StoredEvent[]): Promise<void> {
     const handles = projection.handles ? new Set(projection.handles) : undefined;
     for (const event of events) {
       if (handles && !handles.has(event.type)) continue;

@@ -1,18 +1,20 @@
 import type { Transaction } from 'kysely';
+import type { EventStoreDatabase } from './event-store.table';
 import type { StoredEvent } from './types';
 
 /**
  * A read model fed from the log. `apply` and `reset` get the transaction that also saves the
  * projection's checkpoint: write only through it, and the model and its checkpoint move together.
  * `apply` must be deterministic in the event alone (no clock, no random ids) so a rebuild from
- * position 0 gives identical rows.
+ * position 0 gives identical rows. The transaction is typed with the store's tables; a read model
+ * adds its own with `trx.withTables<ItsTables>()` (types only: the same transaction; see FlexDatabase).
  */
 export interface Projection {
   /** Unique; also the name of its checkpoint (shared namespace with store-backed consumers). */
   name: string;
   /** Event types to apply; others are skipped (the checkpoint still moves past them). All when absent. */
   handles?: readonly string[];
-  apply(trx: Transaction<any>, event: StoredEvent): Promise<void>;
+  apply(trx: Transaction<EventStoreDatabase>, event: StoredEvent): Promise<void>;
   /** Empties the read model, for a rebuild. */
-  reset(trx: Transaction<any>): Promise<void>;
+  reset(trx: Transaction<EventStoreDatabase>): Promise<void>;
 }

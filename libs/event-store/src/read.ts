@@ -1,10 +1,10 @@
 import { Kysely, sql } from 'kysely';
 import type { EventStoreDatabase } from './event-store.table';
-import { EventRow, toPosition, toStoredEvent } from './rows';
+import { toPosition, toStoredEvent } from './rows';
 import type { Checkpoint, ReadAllResult, StoredEvent } from './types';
 
 /** A Kysely instance or a Transaction: every query here runs on whichever it is given. */
-export type Executor = Kysely<any>;
+export type Executor = Kysely<EventStoreDatabase>;
 
 export interface ReadStreamOptions {
   /** Only events with a version above this. */
@@ -19,12 +19,8 @@ export interface ReadAllPage extends ReadAllResult {
   checkpoints: Checkpoint[];
 }
 
-export function tables(db: Executor): Kysely<EventStoreDatabase> {
-  return db as Kysely<EventStoreDatabase>;
-}
-
 function selectEvents(db: Executor) {
-  return tables(db)
+  return db
     .selectFrom('events')
     .select(['position', 'id', 'stream_id', 'version', 'type', 'payload', 'metadata', 'recorded_at']);
 }
@@ -35,11 +31,11 @@ export async function readStreamEvents(db: Executor, streamId: string, options: 
   if (options.afterPosition !== undefined) query = query.where('position', '>', options.afterPosition);
   if (options.limit !== undefined) query = query.limit(options.limit);
   const rows = await query.execute();
-  return rows.map((row) => toStoredEvent(row as EventRow));
+  return rows.map((row) => toStoredEvent(row));
 }
 
 export async function currentStreamVersion(db: Executor, streamId: string): Promise<number> {
-  const row = await tables(db)
+  const row = await db
     .selectFrom('events')
     .select((eb) => eb.fn.max('version').as('version'))
     .where('stream_id', '=', streamId)
@@ -68,7 +64,7 @@ export async function readAllEvents(db: Executor, after: Checkpoint, limit: numb
     .execute();
   const checkpoints = rows.map((row) => ({ transactionId: row.transaction_text, position: toPosition(row.position) }));
   return {
-    events: rows.map((row) => toStoredEvent(row as EventRow)),
+    events: rows.map((row) => toStoredEvent(row)),
     checkpoint: checkpoints[checkpoints.length - 1] ?? after,
     checkpoints,
   };
@@ -77,11 +73,11 @@ export async function readAllEvents(db: Executor, after: Checkpoint, limit: numb
 export async function readEventsAt(db: Executor, positions: readonly number[]): Promise<StoredEvent[]> {
   if (positions.length === 0) return [];
   const rows = await selectEvents(db).where('position', 'in', [...positions]).orderBy('position').execute();
-  return rows.map((row) => toStoredEvent(row as EventRow));
+  return rows.map((row) => toStoredEvent(row));
 }
 
 export async function maxPosition(db: Executor): Promise<number> {
-  const row = await tables(db)
+  const row = await db
     .selectFrom('events')
     .select((eb) => eb.fn.max('position').as('position'))
     .executeTakeFirst();

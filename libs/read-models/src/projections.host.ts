@@ -1,4 +1,4 @@
-import { ProjectionRunner, type EventStore } from '@flex/event-store';
+import { ProjectionRunner, type EventStore, type EventStoreDatabase } from '@flex/event-store';
 import type { Kysely } from 'kysely';
 import { capabilitiesProjection } from './capabilities.projection';
 import { runsProjection } from './runs.projection';
@@ -9,7 +9,7 @@ const hosts = new WeakMap<EventStore, ProjectionRunner>();
  * One projection runner per event store in a process (embedded mode shares one between services).
  * Several processes may each run one: the checkpoint row lock makes them take turns.
  */
-export function projectionsFor(db: Kysely<any>, store: EventStore): ProjectionRunner {
+export function projectionsFor(db: Kysely<EventStoreDatabase>, store: EventStore): ProjectionRunner {
   let runner = hosts.get(store);
   if (!runner) {
     runner = new ProjectionRunner(db, store, [runsProjection, capabilitiesProjection], { batchSize: 500, pollMs: 250 });

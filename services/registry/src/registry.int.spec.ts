@@ -154,6 +154,11 @@ describe('the registry on real Postgres and NATS', () => {
 
   it('finds the stale instances among many in one query, each judged by its own timeout', async () => {
     const db = h.runtime.database.db;
+    // Read-model rows are seeded directly: the two tables written, added to the store's database type.
+    const seed = db.withTables<{
+      capabilities: { capability_id: string; instance_id: string; status: string; registration: string; registered_at: string; updated_at: string };
+      capability_liveness: { capability_id: string; instance_id: string; last_seen_at: string };
+    }>();
     const now = new Date('2030-01-01T00:00:00.000Z');
     const ago = (s: number) => new Date(now.getTime() - s * 1000).toISOString();
     const rows: Array<[string, string, Record<string, unknown> | undefined, number, string]> = [];
@@ -164,11 +169,11 @@ describe('the registry on real Postgres and NATS', () => {
     rows.push(['scale.cap7', 'late', { intervalSeconds: 10 }, 31, 'active']);
     rows.push(['scale.cap8', 'gone', { intervalSeconds: 10 }, 500, 'deregistered']);
     rows.push(['scale.cap9', 'already', { intervalSeconds: 10 }, 500, 'inactive']);
-    await db.insertInto('capabilities').values(rows.map(([capabilityId, instanceId, heartbeat, , status]) => ({
+    await seed.insertInto('capabilities').values(rows.map(([capabilityId, instanceId, heartbeat, , status]) => ({
       capability_id: capabilityId, instance_id: instanceId, status, registered_at: ago(1000), updated_at: ago(1000),
       registration: JSON.stringify({ ...registration(capabilityId), heartbeat }),
     }))).execute();
-    await db.insertInto('capability_liveness').values(rows.map(([capabilityId, instanceId, , secondsAgo]) => ({ capability_id: capabilityId, instance_id: instanceId, last_seen_at: ago(secondsAgo) }))).execute();
+    await seed.insertInto('capability_liveness').values(rows.map(([capabilityId, instanceId, , secondsAgo]) => ({ capability_id: capabilityId, instance_id: instanceId, last_seen_at: ago(secondsAgo) }))).execute();
     const stale = await findStaleInstances(db, now);
     expect(stale.filter((s) => s.capabilityId.startsWith('scale.')).map((s) => [s.capabilityId, s.instanceId, s.timeoutSeconds])).toEqual([
       ['scale.cap7', 'late', 30],

@@ -1,3 +1,4 @@
+import type { EventStoreDatabase } from '@flex/event-store';
 import { sql, type Kysely } from 'kysely';
 
 /** Default heartbeat interval when a registration names none (spec 003 §5.6: timeout = 3 × interval). */
@@ -17,6 +18,11 @@ export interface Touch {
   endsSilence: boolean;
 }
 
+/*
+ * Each function takes the runtime's shared database (typed with the store's tables) and runs raw
+ * SQL over the capabilities read model, capability_liveness and the log.
+ */
+
 /** The instance's heartbeat timeout in seconds, from its registration in `capabilities c`. */
 const timeoutSeconds = sql`coalesce((c.registration->'heartbeat'->>'timeoutSeconds')::int,
   3 * coalesce((c.registration->'heartbeat'->>'intervalSeconds')::int, ${DEFAULT_HEARTBEAT_INTERVAL_S}::int))`;
@@ -27,7 +33,7 @@ const timeoutSeconds = sql`coalesce((c.registration->'heartbeat'->>'timeoutSecon
  * an instance counts as seen when it registered). In the same round trip it reads the instance's status and whether this heartbeat ends a silence longer
  * than its timeout, so a heartbeat from a live instance costs one query and no stream read.
  */
-export async function touchLiveness(db: Kysely<any>, capabilityId: string, instanceId: string, at: Date): Promise<Touch> {
+export async function touchLiveness(db: Kysely<EventStoreDatabase>, capabilityId: string, instanceId: string, at: Date): Promise<Touch> {
   const result = await sql<{ status: string; ends_silence: boolean }>`with previous as (
       select last_seen_at from capability_liveness where capability_id = ${capabilityId} and instance_id = ${instanceId}
     ), touched as (
@@ -46,7 +52,7 @@ export async function touchLiveness(db: Kysely<any>, capabilityId: string, insta
  * timeout comes from each registration's `heartbeat` (`timeoutSeconds`, else 3 × `intervalSeconds`,
  * else 3 × 30 s). Only stale rows come back, so a sweep costs one query however many are alive.
  */
-export async function findStaleInstances(db: Kysely<any>, now: Date): Promise<StaleInstance[]> {
+export async function findStaleInstances(db: Kysely<EventStoreDatabase>, now: Date): Promise<StaleInstance[]> {
   const result = await sql<{ capability_id: string; instance_id: string; last_seen_at: Date | string; timeout_s: number }>`
     with live as (
       select c.capability_id, c.instance_id, coalesce(l.last_seen_at, c.updated_at) as last_seen_at, ${timeoutSeconds} as timeout_s
@@ -66,14 +72,14 @@ export async function findStaleInstances(db: Kysely<any>, now: Date): Promise<St
 }
 
 /** The instance's last heartbeat, to re-check around an expiry (a heartbeat may land meanwhile). */
-export async function lastSeenAt(db: Kysely<any>, capabilityId: string, instanceId: string): Promise<Date | undefined> {
+export async function lastSeenAt(db: Kysely<EventStoreDatabase>, capabilityId: string, instanceId: string): Promise<Date | undefined> {
   const result = await sql<{ last_seen_at: Date | string }>`select last_seen_at from capability_liveness where capability_id = ${capabilityId} and instance_id = ${instanceId}`.execute(db);
   const row = result.rows[0];
   return row ? new Date(row.last_seen_at) : undefined;
 }
 
 /** Whether the capabilities projection has applied the event at `position` (checkpoints are (transaction, position) pairs). */
-export async function projectedThrough(db: Kysely<any>, projection: string, position: number): Promise<boolean> {
+export async function projectedThrough(db: Kysely<EventStoreDatabase>, projection: string, position: number): Promise<boolean> {
   const result = await sql<{ done: boolean }>`select exists (
       select 1 from events e join checkpoints c on c.name = ${projection}
       where e.position = ${position} and (e.transaction_id, e.position) <= (c.transaction_id, c.position)
