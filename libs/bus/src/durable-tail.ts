@@ -214,11 +214,11 @@ export class DurableTail {
   /** Drops the settled head of the window and persists the checkpoint right after it. */
   private advance(): void {
     let checkpoint: Checkpoint | undefined;
-    while (this.entries.length > 0 && this.entries[0].state === 'done') {
-      const entry = this.entries.shift()!;
-      this.inWindow.delete(entry.event.id);
-      this.remember(entry.event.id);
-      checkpoint = entry.checkpoint ?? checkpoint;
+    for (let head = this.entries.at(0); head?.state === 'done'; head = this.entries.at(0)) {
+      this.entries.shift();
+      this.inWindow.delete(head.event.id);
+      this.remember(head.event.id);
+      checkpoint = head.checkpoint ?? checkpoint;
     }
     if (this.entries.length === 0) checkpoint = this.readCheckpoint;
     if (checkpoint && !sameCheckpoint(checkpoint, this.committed)) {
@@ -233,13 +233,15 @@ export class DurableTail {
 
   private remember(id: string): void {
     this.acked.add(id);
-    if (this.acked.size > this.settings.rememberAcked) this.acked.delete(this.acked.values().next().value!);
+    if (this.acked.size <= this.settings.rememberAcked) return;
+    const oldest = this.acked.values().next();
+    if (!oldest.done) this.acked.delete(oldest.value);
   }
 
   /** One save at a time; a save that finds a newer checkpoint when done saves again. */
   private save(): void {
-    if (this.saving) return;
-    const target = this.committed!;
+    const target = this.committed;
+    if (this.saving || target === undefined) return;
     this.saving = this.log
       .saveCheckpoint(this.checkpointName, target)
       .catch((error: unknown) => this.settings.logger.warn('saving a consumer checkpoint failed', { consumer: this.name, error: describe(error) }))
