@@ -35,12 +35,12 @@ export async function createDistributedRuntime(config: FlexConfig, options: Runt
   const nc = await connect({ servers: config.FLEX_NATS_URL, name: `flex-${options.service}`, maxReconnectAttempts: -1 });
   const bus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
   const messaging = new NatsMessaging(nc);
-  let store!: EventStore;
+  // Runs after an append has committed, so `store` exists by then.
   const publish = async (events: StoredEvent[]) => {
     await bus.publish(events);
     await store.markPublished(events.map((e) => e.position));
   };
-  store = new EventStore(database.db, { outbox: true, afterCommit: publish });
+  const store = new EventStore(database.db, { outbox: true, afterCommit: publish });
   const relay = new OutboxRelay(database.db, store, publish, { intervalMs: 1000, minAgeMs: 2000, batchSize: 500 });
   relay.start();
   const runtime = baseRuntime('distributed', config, options.service, { database, store, bus, messaging, logger });
@@ -73,15 +73,14 @@ export async function createEmbeddedRuntime(config: FlexConfig, options: Runtime
     messaging = new NatsMessaging(nc);
     store = new EventStore(database.db, { outbox: false, afterCommit: (events) => natsBus.publish(events) });
   } else {
-    let storeBus!: StoreBackedEventBus;
     store = new EventStore(database.db, { outbox: false, afterCommit: (events) => storeBus.publish(events) });
-    storeBus = new StoreBackedEventBus(createEventLog(store, database.db));
+    const storeBus = new StoreBackedEventBus(createEventLog(store, database.db));
     bus = storeBus;
     messaging = new InProcessMessaging();
   }
   const runtime = baseRuntime('embedded', config, options.service, { database, store, bus, messaging, logger });
   runtime.onClose(() => database.close());
-  if (nc) runtime.onClose(() => nc!.close());
+  if (nc) runtime.onClose(() => nc.close());
   runtime.onClose(() => bus.close());
   runtime.onClose(() => messaging.drain());
   return runtime;
