@@ -12,23 +12,28 @@ const FORBIDDEN_SEGMENTS = new Set(['__proto__', 'prototype', 'constructor']);
  */
 function install(): typeof jsonLogic {
   jsonLogic.rm_operation('method');
+  // json-logic-js calls an operation with the data as `this`.
   jsonLogic.add_operation('var', function safeVar(this: unknown, path?: unknown, fallback?: unknown) {
-    const key = Array.isArray(path) ? path[0] : path;
-    const otherwise = Array.isArray(path) && path.length > 1 ? path[1] : fallback === undefined ? null : fallback;
-    if (key === undefined || key === null || key === '') return this;
-    let current: unknown = this;
-    for (const segment of String(key).split('.')) {
-      if (typeof current === 'string' && segment === 'length') {
-        current = current.length;
-        continue;
-      }
-      if (FORBIDDEN_SEGMENTS.has(segment) || current === null || typeof current !== 'object') return otherwise;
-      if (!Object.prototype.hasOwnProperty.call(current, segment)) return otherwise;
-      current = (current as Record<string, unknown>)[segment];
-    }
-    return current === undefined ? otherwise : current;
+    return readVar(this, path, fallback);
   } as never);
   return jsonLogic;
+}
+
+function readVar(data: unknown, path: unknown, fallback: unknown): unknown {
+  const key = Array.isArray(path) ? path[0] : path;
+  const otherwise = Array.isArray(path) && path.length > 1 ? path[1] : fallback === undefined ? null : fallback;
+  if (key === undefined || key === null || key === '') return data;
+  let current = data;
+  for (const segment of String(key).split('.')) {
+    if (typeof current === 'string' && segment === 'length') {
+      current = current.length;
+      continue;
+    }
+    if (FORBIDDEN_SEGMENTS.has(segment) || current === null || typeof current !== 'object') return otherwise;
+    if (!Object.prototype.hasOwnProperty.call(current, segment)) return otherwise;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current === undefined ? otherwise : current;
 }
 
 const logic = install();
