@@ -13,12 +13,20 @@ interface Subject {
   roots: string[];
 }
 
+type NonEmpty<T> = readonly [T, ...T[]];
+
 interface Scope {
   index: PlanIndex;
   facts: EnvelopeFacts;
   registry: RegistryIndex;
   /** Main-path nodes producing each output key, in topological order. */
-  producers: ReadonlyMap<string, readonly PlanNode[]>;
+  producers: ReadonlyMap<string, NonEmpty<PlanNode>>;
+}
+
+/** A root the plan produces, with its producers. */
+interface Produced {
+  root: string;
+  producers: NonEmpty<PlanNode>;
 }
 
 /**
@@ -40,9 +48,12 @@ export function checkConstraints(index: PlanIndex, facts: EnvelopeFacts, registr
 function checkOne(subject: Subject, scope: Scope): PlanDiagnostic[] {
   const missing = subject.roots.filter((root) => !scope.producers.has(root) && !scope.facts.supplied.has(root));
   if (missing.length > 0) return missing.map((root) => missingProducer(subject, scope, root));
-  const fromPlan = subject.roots.filter((root) => scope.producers.has(root));
+  const fromPlan = subject.roots.flatMap((root): Produced[] => {
+    const producers = scope.producers.get(root);
+    return producers ? [{ root, producers }] : [];
+  });
   // Whether the rule holds for every output the producers can give is the proof's (proof.checks).
-  return subject.spec.level === 'hard' && fromPlan.length > 0 ? checkEnforcer(subject, scope, fromPlan) : [];
+  return subject.spec.level === 'hard' && isNonEmpty(fromPlan) ? checkEnforcer(subject, scope, fromPlan) : [];
 }
 
 function missingProducer(subject: Subject, scope: Scope, root: string): PlanDiagnostic {
@@ -59,13 +70,17 @@ function missingProducer(subject: Subject, scope: Scope, root: string): PlanDiag
 }
 
 /** Some main-path node lists the constraint in `enforces` and sees (produces or follows) every facet it reads. */
-function checkEnforcer(subject: Subject, scope: Scope, roots: string[]): PlanDiagnostic[] {
+function checkEnforcer(subject: Subject, scope: Scope, produced: NonEmpty<Produced>): PlanDiagnostic[] {
   const { index } = scope;
+  const roots = produced.map((p) => p.root);
   const listed = index.order.filter((n) => n.kind !== 'fallback' && (n.enforces ?? []).includes(subject.id));
-  const sees = (node: PlanNode, root: string) =>
-    node.outputFacets.some((f) => keyOf(f) === root) || scope.producers.get(root)!.some((p) => p.outputFacets.some((f) => keyOf(f) === root && index.hasUpstream(node.id, f)));
-  if (listed.some((node) => roots.every((root) => sees(node, root)))) return [];
-  const last = roots.map((root) => scope.producers.get(root)!.at(-1)!).sort((a, b) => index.rankOf(a.id) - index.rankOf(b.id)).at(-1)!;
+  const sees = (node: PlanNode, { root, producers }: Produced) =>
+    node.outputFacets.some((f) => keyOf(f) === root) || producers.some((p) => p.outputFacets.some((f) => keyOf(f) === root && index.hasUpstream(node.id, f)));
+  if (listed.some((node) => produced.every((p) => sees(node, p)))) return [];
+  // Of each root's last producer, the one ranked last (on a tie, the later root's).
+  const last = produced
+    .map(({ producers }) => lastOf(producers))
+    .reduce((a, b) => (index.rankOf(b.id) >= index.rankOf(a.id) ? b : a));
   const why = listed.length ? ` (${listed.map((n) => n.id).join(', ')} list it but do not see ${roots.join(', ')})` : '';
   return [
     {
@@ -95,8 +110,8 @@ function advisory(subject: Subject, scope: Scope): PlanDiagnostic {
   };
 }
 
-function producersOf(index: PlanIndex): Map<string, PlanNode[]> {
-  const out = new Map<string, PlanNode[]>();
+function producersOf(index: PlanIndex): Map<string, [PlanNode, ...PlanNode[]]> {
+  const out = new Map<string, [PlanNode, ...PlanNode[]]>();
   const add = (key: string, node: PlanNode) => {
     const list = out.get(key);
     if (list) list.push(node);
@@ -112,6 +127,9 @@ function producersOf(index: PlanIndex): Map<string, PlanNode[]> {
   }
   return out;
 }
+
+const isNonEmpty = <T>(list: readonly T[]): list is NonEmpty<T> => list.length > 0;
+const lastOf = <T>(list: NonEmpty<T>): T => list[list.length - 1];
 
 const keyOf = (facet: string): string => getFacetCatalog().get(facet)?.propertyKey ?? facet;
 

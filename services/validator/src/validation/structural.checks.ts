@@ -120,7 +120,10 @@ function unreachable(index: PlanIndex): string[] {
   const covers: number[][] = nodes.map(() => []);
   nodes.forEach((node, i) => {
     const target = node.fallbackFor === undefined ? undefined : index.position.get(node.fallbackFor);
-    if (target !== undefined) covers[i].push(target), covers[target].push(i);
+    if (target !== undefined) {
+      covers[i].push(target);
+      covers[target].push(i);
+    }
   });
   const seen = new Uint8Array(nodes.length);
   const stack = [index.position.get(terminal.id) as number];
@@ -128,7 +131,12 @@ function unreachable(index: PlanIndex): string[] {
   while (stack.length) {
     const i = stack.pop() as number;
     for (const list of [index.children(i), index.parents(i), covers[i]]) {
-      for (const j of list) if (!seen[j]) (seen[j] = 1), stack.push(j);
+      for (const j of list) {
+        if (!seen[j]) {
+          seen[j] = 1;
+          stack.push(j);
+        }
+      }
     }
   }
   return nodes.filter((n, i) => !seen[i] && n.kind !== 'fallback').map((n) => n.id);
