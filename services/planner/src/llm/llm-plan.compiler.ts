@@ -71,7 +71,7 @@ function toNode(n: LlmPlanNode, cap: CapabilityRegistration | undefined, branch:
     kind: n.kind,
     label: cap ? cap.displayName : `${n.kind} ${n.id}`,
     ...(cap ? { capabilityId: cap.capabilityId, agentId: cap.capabilityId.split('.')[0] } : {}),
-    ...(derived ? { derived: true, derivedFrom: cap!.capabilityId } : {}),
+    ...(cap && derived ? { derived: true, derivedFrom: cap.capabilityId } : {}),
     inputFacets: [...new Set(n.inputFacets)],
     outputFacets: [...new Set(n.outputFacets)],
     ...(branch ? { branch } : {}),
