@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AgentHandle, AgentLogger } from '@flex/agent-sdk';
 
 const OUTCOMES = { agent_invocation_completed: 'ok', agent_invocation_replayed: 'replayed', agent_invocation_failed: 'error' } as const;
