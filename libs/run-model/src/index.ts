@@ -1,13 +1,14 @@
 export * from './run.state';
 export { evolveRun } from './run.evolve';
+export { settle } from './run.lifecycle';
 export { upstreamOf, isStandby, readyNodes, mainPathComplete, topologicalOrder, ancestorsOf, descendantsOf } from './plan.graph';
 export { facetKey, nodeOutputSchema, nodeOutputErrors, bindingErrors, type OutputIssue } from './node-contract';
 export { facetValuesFor } from './node-view';
 export { enforcedConstraintErrors, constraintIssue, constraintRoots } from './node-constraints';
 export { evaluatePolicies, runtimePolicies, type PolicyTriggerInput, type PolicyFiring } from './policy/policy.evaluate';
 export { runMetrics, latestOutputs, readMetric } from './policy/run-metrics';
-export { decideAction, decideFirings, nextHitlRequestId, runSnapshot, BLOCKING_ACTIONS, type ActionContext } from './policy/action.decide';
-export { decideHitlFollowUp } from './policy/hitl.decide';
+export { decideAction, decideDeferredReplan, decideFirings, nextHitlRequestId, runSnapshot, BLOCKING_ACTIONS, type ActionContext } from './policy/action.decide';
+export { decideHitlFollowUp, decideHitlFollowUps } from './policy/hitl.decide';
 export { decideHitlResolve, decideResume, decideManualTrigger, type ControlOutcome } from './policy/run-control.decide';
 export { foldDecided, type Decided } from './policy/fold';
 export { DEFAULT_MAX_HITL_REQUESTS, type RunLimits } from './policy/run-limits';

@@ -1,8 +1,8 @@
 import type { EventPayload } from '@flex/contracts';
-import type { NodeState, RunState, StartedRun } from './run.state';
+import type { ActiveRun, NodeState } from './run.state';
 
 /** `node_start`: a new attempt runs; what the node was told to fix and its retry budget carry over. */
-export function nodeStarted(state: StartedRun, p: EventPayload<'node_start'>, at: string): RunState {
+export function nodeStarted<S extends ActiveRun>(state: S, p: EventPayload<'node_start'>, at: string): S {
   const before = state.nodes[p.nodeId];
   const planned = state.plan?.nodes.find((n) => n.id === p.nodeId)?.capabilityId;
   const fallback = p.capabilityId && planned && p.capabilityId !== planned ? p.capabilityId : before?.fallbackCapabilityId;
@@ -20,7 +20,7 @@ export function nodeStarted(state: StartedRun, p: EventPayload<'node_start'>, at
 }
 
 /** `node_complete`: the output passed every check; earlier feedback is settled. */
-export function nodeCompleted(state: StartedRun, p: EventPayload<'node_complete'>): RunState {
+export function nodeCompleted<S extends ActiveRun>(state: S, p: EventPayload<'node_complete'>): S {
   const before = state.nodes[p.nodeId];
   return setNode(state, p.nodeId, {
     ...before,
@@ -39,20 +39,20 @@ export function nodeCompleted(state: StartedRun, p: EventPayload<'node_complete'
  * `node_error`: the attempt failed (or a completed node is being repaired: its output no longer
  * counts). The completed nodes it `reopens` go back to pending, to run again on its new output.
  */
-export function nodeFailed(state: StartedRun, p: EventPayload<'node_error'>, at: string): RunState {
+export function nodeFailed<S extends ActiveRun>(state: S, p: EventPayload<'node_error'>, at: string): S {
   const before = state.nodes[p.nodeId];
   const retryAt = p.willRetry ? new Date(Date.parse(at) + (p.retryInMs ?? 0)).toISOString() : undefined;
   let next = setNode(state, p.nodeId, { ...before, status: p.willRetry ? 'retry_wait' : 'failed', attempt: p.attempt, error: p.error, retryAt, output: undefined });
   for (const id of p.reopens ?? []) {
     const node = state.nodes[id];
-    if (node?.status !== 'completed' || next.status === 'none') continue;
+    if (node?.status !== 'completed') continue;
     next = setNode(next, id, { ...node, status: 'pending', output: undefined, error: undefined, retryAt: undefined, reopenedFrom: node.attempt + 1 });
   }
   return next;
 }
 
 /** `validation_error` on a node's output (its own contract, or the final output blaming it): feedback for its next attempt. */
-export function nodeOutputRejected(state: StartedRun, p: EventPayload<'validation_error'>): RunState {
+export function nodeOutputRejected<S extends ActiveRun>(state: S, p: EventPayload<'validation_error'>): S {
   if (!p.nodeId || (p.scope !== 'capability_output' && p.scope !== 'final_output')) return state;
   const before = state.nodes[p.nodeId];
   if (!before) return state;
@@ -60,6 +60,6 @@ export function nodeOutputRejected(state: StartedRun, p: EventPayload<'validatio
   return setNode(state, p.nodeId, { ...before, feedback: { attempt: p.attempt ?? Math.max(before.attempt, 1), errors } });
 }
 
-export function setNode(state: StartedRun, nodeId: string, node: NodeState): RunState {
+export function setNode<S extends ActiveRun>(state: S, nodeId: string, node: NodeState): S {
   return { ...state, nodes: { ...state.nodes, [nodeId]: node } };
 }

@@ -33,7 +33,7 @@ describe('evolveRun: HITL, pause and fallback state', () => {
   it('a node-output request parks the node; a pause and a resume return to where the run was', () => {
     const nodeRequest = { type: 'hitl_request', payload: { requestId: 'hitl-1', nodeId: 'write', rationale: 'r', mode: 'node_output' } };
     const paused = fold(nodeRequest, { type: 'run_paused', payload: { reason: 'x', snapshot: {} } });
-    expect(paused).toMatchObject({ status: 'paused', paused: { from: 'awaiting_hitl' }, nodes: { write: { status: 'awaiting_hitl', hitlRequestId: 'hitl-1' } } });
+    expect(paused).toMatchObject({ status: 'paused', pause: { reason: 'x' }, hitl: { 'hitl-1': { status: 'pending' } }, nodes: { write: { status: 'awaiting_hitl', hitlRequestId: 'hitl-1' } } });
     const resumed = fold(nodeRequest, { type: 'run_paused', payload: { reason: 'x', snapshot: {} } }, { type: 'run_resumed', payload: { expectedPlanVersion: 1, resumedBy: 'op' } });
     expect(resumed.status).toBe('awaiting_hitl');
   });

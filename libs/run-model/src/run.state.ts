@@ -40,26 +40,52 @@ export interface NodeFeedback {
   errors: FeedbackError[];
 }
 
-/** One HITL request as the run remembers it. */
-export interface HitlRequestState {
+interface HitlRequestBase {
   requestId: string;
   mode: 'approval' | 'node_output';
   nodeId?: string;
   policyId?: string;
   action?: HitlAction;
-  status: 'pending' | 'resolved';
-  decision?: 'approve' | 'reject';
 }
 
-/** What a `run_paused` snapshot and a resume need: where the run was before it paused. */
+/** What an operator decided on a HITL request. */
+export interface HitlDecision {
+  decision: 'approve' | 'reject';
+  note?: string;
+  /** For a node-output request: the node's output (checked against its contract when it was given). */
+  payload?: unknown;
+}
+
+/**
+ * One HITL request as the run remembers it (docs/lifecycle.md):
+ * - `pending`: waits for an operator; the run cannot complete while any request is pending;
+ * - `decided`: decided while the run was paused: recorded, it takes effect when the run resumes;
+ * - `resolved`: in effect since the event `effectiveAt` (its `hitl_resolved`, or the `run_resumed`
+ *   that applied a decision made during a pause); the executor runs the follow-up on that event.
+ */
+export type HitlRequestState = HitlRequestBase &
+  ({ status: 'pending' } | ({ status: 'decided' } & HitlDecision) | ({ status: 'resolved'; effectiveAt: string } & HitlDecision));
+
+/** Why and since when a run is paused. HITL requests keep their own state through a pause. */
 export interface PauseState {
   reason: string;
   policyId?: string;
-  from: 'running' | 'awaiting_hitl';
   at: string;
 }
 
-interface RunCore {
+/**
+ * A replan asked for while HITL requests were pending (`replan_deferred`): asked for real
+ * (`plan_requested`) once no request is pending and the run is not paused.
+ */
+export interface DeferredReplan {
+  trigger: Record<string, unknown>;
+  waitingFor: string[];
+  policyId?: string;
+  nodeId?: string;
+}
+
+/** What every started run knows. */
+export interface RunCore {
   runId: string;
   correlationId: string;
   envelope: TaskEnvelope;
@@ -67,13 +93,12 @@ interface RunCore {
   version: number;
   planAttempt: number;
   planVersion: number;
-  plan?: PlanGraph;
   nodes: Record<string, NodeState>;
   lastDiagnostics?: DiagnosticsBundle;
   satisfactionScore?: number;
-  /** The planner request waiting for a draft, if any. */
+  /** The planner request waiting for a draft: the first plan, or a replan in flight. */
   pendingPlanRequest?: { attempt: number; reason: string; eventId: string };
-  /** A draft waiting for the validator, if any. */
+  /** A draft waiting for the validator: the first plan, or a replan in flight. */
   pendingDraft?: { attempt: number; eventId: string };
   startedAt: string;
   /** Policy firings so far, keyed `<policyId>|<trigger key>`: a firing happens once per key. */
@@ -81,18 +106,41 @@ interface RunCore {
   hitl: Record<string, HitlRequestState>;
   hitlCount: number;
   replans: number;
-  paused?: PauseState;
 }
 
-/** Run state is a union keyed on status (Emmett style). */
+/** A run with an accepted plan, still going. */
+export interface PlannedCore extends RunCore {
+  plan: PlanGraph;
+  /** A replan waiting for pending HITL decisions (see {@link DeferredReplan}). */
+  deferredReplan?: DeferredReplan;
+}
+
+/** No plan accepted yet: the planner and the validator are working. Nothing else can happen. */
+export type PlanningRun = RunCore & { status: 'planning'; plan?: undefined };
+/** Running its plan: no HITL request is pending (a replan may be in flight). */
+export type RunningRun = PlannedCore & { status: 'running' };
+/** Waiting for operators: `waitingOn` are the pending requests (never empty); nothing new starts. */
+export type AwaitingHitlRun = PlannedCore & { status: 'awaiting_hitl'; waitingOn: string[] };
+/** Paused until `run.resume`: pending requests stay pending, decisions made meanwhile wait for the resume. */
+export type PausedRun = PlannedCore & { status: 'paused'; pause: PauseState };
+export type CompletedRun = RunCore & { status: 'completed'; plan: PlanGraph; output: Record<string, unknown> };
+export type FailedRun = RunCore & { status: 'failed'; plan?: PlanGraph; failure: { code: string; reason: string } };
+export type CancelledRun = RunCore & { status: 'cancelled'; plan?: PlanGraph; cancellation: { by: string; reason?: string } };
+
+/** Run state is a union keyed on status (Emmett style): each status carries exactly its fields. */
 export type RunState =
   | { status: 'none' }
-  | (RunCore & { status: 'planning' | 'running' | 'awaiting_hitl' | 'paused' })
-  | (RunCore & { status: 'completed'; output: Record<string, unknown> })
-  | (RunCore & { status: 'failed'; failure: { code: string; reason: string } })
-  | (RunCore & { status: 'cancelled'; cancellation: { by: string; reason?: string } });
+  | PlanningRun
+  | RunningRun
+  | AwaitingHitlRun
+  | PausedRun
+  | CompletedRun
+  | FailedRun
+  | CancelledRun;
 
-export type ActiveRun = Extract<RunState, { status: 'planning' | 'running' | 'awaiting_hitl' | 'paused' }>;
+export type ActiveRun = PlanningRun | PlannedRun;
+/** A run going on an accepted plan: running, waiting for operators, or paused. */
+export type PlannedRun = RunningRun | AwaitingHitlRun | PausedRun;
 export type StartedRun = Exclude<RunState, { status: 'none' }>;
 
 export const initialRunState = (): RunState => ({ status: 'none' });
@@ -101,8 +149,26 @@ export function payloadOf<T extends FlexEventType>(event: StoredEvent, _type: T)
   return event.payload as EventPayload<T>;
 }
 
-export function isTerminal(state: RunState): boolean {
+export function isTerminal(state: RunState): state is CompletedRun | FailedRun | CancelledRun {
   return state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled';
+}
+
+/** A run with an accepted plan that has not ended. */
+export function isPlanned(state: RunState): state is PlannedRun {
+  return state.status === 'running' || state.status === 'awaiting_hitl' || state.status === 'paused';
+}
+
+/** The HITL requests still waiting for an operator, in the order they were raised. */
+export function pendingHitlRequests(state: RunState): string[] {
+  if (state.status === 'none') return [];
+  return Object.values(state.hitl)
+    .filter((h) => h.status === 'pending')
+    .map((h) => h.requestId);
+}
+
+/** A replan asked of the planner and not yet answered with an accepted plan (or given up). */
+export function replanInFlight(state: RunState): boolean {
+  return isPlanned(state) && (state.pendingPlanRequest !== undefined || state.pendingDraft !== undefined);
 }
 
 /** Metadata for events a handler appends in reaction to `cause` on this run. */

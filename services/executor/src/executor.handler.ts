@@ -5,14 +5,14 @@ import type { CapabilityRegistration, EventPayload, PlanNode } from '@flex/contr
 import type { StoredEvent } from '@flex/event-store';
 import { defaultFacetCompiler } from '@flex/facets';
 import {
-  evolveRun, initialRunState, isTerminal, nodeOutputErrors, runMetadata, type OutputIssue, type PolicyTriggerInput, type RunLimits, type RunState, type StartedRun,
+  evolveRun, initialRunState, isTerminal, nodeOutputErrors, runMetadata, type OutputIssue, type RunLimits, type RunState, type StartedRun,
 } from '@flex/run-model';
 import { activeRegistrations, fetchCapabilitySnapshot, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
 import { nodeOutputRequest, type AdvanceDecision } from './run/fallback.decide';
 import { buildInvocation } from './run/context-builder';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
 import { storableOutcome } from './run/storable-outcome';
-import { decideAfterHitl, decideOnEvent, decideTimers } from './run/run.decide';
+import { decideOnEvent, decideReaction, decideTimers } from './run/run.decide';
 
 const WORKING_EVERY_MS = 4_000;
 const SNAPSHOT_TIMEOUT_MS = 3_000;
@@ -35,7 +35,7 @@ export class ExecutorHandler {
   /** The first accepted plan: `onStart` policies, the first nodes, and the run's deadline timer. */
   @EventPattern('plan_generated')
   async onPlanGenerated(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    await this.react(event, [{ kind: 'onStart' }]);
+    await this.react(event, ctx);
     let wakeInMs: number | undefined;
     await this.command(event, undefined, (s) => {
       const decision = decideTimers(s, this.runtime.clock.now(), this.limits);
@@ -46,41 +46,36 @@ export class ExecutorHandler {
   }
 
   @EventPattern('plan_updated')
-  onPlanUpdated(@Payload() event: StoredEvent) {
-    return this.react(event, []);
+  onPlanUpdated(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
+    return this.react(event, ctx);
   }
 
   @EventPattern('node_complete')
-  onNodeComplete(@Payload() event: StoredEvent) {
-    const p = event.payload as EventPayload<'node_complete'>;
-    return this.react(event, [{ kind: 'onNodeComplete', nodeId: p.nodeId, eventId: event.id }]);
+  onNodeComplete(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
+    return this.react(event, ctx);
   }
 
   /** A retry that is not due yet comes back through a delayed redelivery of the node_error. */
   @EventPattern('node_error')
-  async onNodeError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    const decision = await this.react(event, []);
-    if (decision?.wakeInMs !== undefined) ctx.getDelivery().nak(Math.max(decision.wakeInMs, 10));
+  onNodeError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
+    return this.react(event, ctx);
   }
 
   @EventPattern('validation_error')
-  onValidationError(@Payload() event: StoredEvent) {
-    const p = event.payload as EventPayload<'validation_error'>;
-    // A final output blamed on a node is that node's validation failure too.
-    if (!p.nodeId || p.scope === 'envelope') return;
-    return this.react(event, [{ kind: 'onValidationFail', nodeId: p.nodeId, eventId: event.id, errors: p.errors }]);
+  onValidationError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
+    return this.react(event, ctx);
   }
 
   /** An operator decided: run the follow-up action (resume, fail, nested hitl, replan…), then advance. */
   @EventPattern('hitl_resolved')
-  onHitlResolved(@Payload() event: StoredEvent) {
-    const resolved = event.payload as EventPayload<'hitl_resolved'>;
-    return this.run(event, (s, fallbacks) => decideAfterHitl(s, resolved, this.runtime.clock.now(), { limits: this.limits, retry: this.retry, fallbacks }));
+  onHitlResolved(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
+    return this.react(event, ctx);
   }
 
+  /** Resumed: the decisions made during the pause take effect, then the run advances. */
   @EventPattern('run_resumed')
-  onRunResumed(@Payload() event: StoredEvent) {
-    return this.react(event, []);
+  onRunResumed(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
+    return this.react(event, ctx);
   }
 
   /** node_start → a human capability raises a HITL request; any other is invoked over messaging (idempotency key runId:nodeId:attempt). */
@@ -153,9 +148,18 @@ export class ExecutorHandler {
     return { ok: true, output: output as Record<string, unknown>, durationMs, provenance, usage: usageOf(reply.usage) };
   }
 
-  /** Policies for `triggers`, then advance. */
-  private react(event: StoredEvent, triggers: PolicyTriggerInput[]) {
-    return this.run(event, (s, fallbacks) => decideOnEvent(s, triggers, this.runtime.clock.now(), { limits: this.limits, retry: this.retry, fallbacks }));
+  /**
+   * Decide the reaction to `event` and append it, keyed by the event: handled twice, it appends
+   * once. A wait it leaves behind (a retry not due yet) holds the delivery with a delayed nak; the
+   * redelivery finds the reaction appended and only moves the run forward (a decision that depends
+   * on the run's state alone, so it needs no key: a second one finds nothing to do).
+   */
+  private async react(event: StoredEvent, ctx?: FlexEventContext): Promise<void> {
+    const options = (fallbacks?: readonly CapabilityRegistration[]) => ({ limits: this.limits, retry: this.retry, fallbacks });
+    const now = () => this.runtime.clock.now();
+    let outcome = await this.run(event, `executor:advance:${event.id}`, (s, f) => decideReaction(s, event, now(), options(f)));
+    if (outcome.duplicate) outcome = await this.run(event, undefined, (s, f) => decideOnEvent(s, [], now(), options(f)));
+    if (outcome.decision?.wakeInMs !== undefined) ctx?.getDelivery().nak(Math.max(outcome.decision.wakeInMs, 10));
   }
 
   /**
@@ -163,20 +167,24 @@ export class ExecutorHandler {
    * another capability), fetch the snapshot and decide again. The snapshot's choice is recorded in
    * the `node_start` it leads to, so a replay never asks the registry.
    */
-  private async run(event: StoredEvent, decide: (s: RunState, fallbacks?: readonly CapabilityRegistration[]) => AdvanceDecision): Promise<AdvanceDecision | undefined> {
+  private async run(
+    event: StoredEvent,
+    key: string | undefined,
+    decide: (s: RunState, fallbacks?: readonly CapabilityRegistration[]) => AdvanceDecision,
+  ): Promise<{ decision?: AdvanceDecision; duplicate: boolean }> {
     let last: AdvanceDecision | undefined;
     const attempt = (fallbacks?: readonly CapabilityRegistration[]) =>
-      this.command(event, `executor:advance:${event.id}`, (s) => {
+      this.command(event, key, (s) => {
         last = decide(s, fallbacks);
         return last.events;
       });
-    const result = await attempt();
-    if (result.appended.length === 0 && !result.duplicate && last?.needsFallbacks) await attempt(await this.activeRegistrations());
+    let result = await attempt();
+    if (result.appended.length === 0 && !result.duplicate && last?.needsFallbacks) result = await attempt(await this.activeRegistrations());
     for (const e of result.appended) {
       if (e.type === 'complete') this.runtime.metrics.inc('flex.run.status', { status: 'completed' });
       if (e.type === 'run_failed') this.runtime.metrics.inc('flex.run.status', { status: 'failed' });
     }
-    return last;
+    return { decision: last, duplicate: result.duplicate };
   }
 
   private command(event: StoredEvent, idempotencyKey: string | undefined, decide: (s: RunState) => readonly { type: string; payload: unknown }[]) {

@@ -1,5 +1,5 @@
 import type { Action, DecisionContract } from '@flex/contracts';
-import { isTerminal, policyKeys, type RunState, type StartedRun } from '../run.state';
+import { isPlanned, isTerminal, pendingHitlRequests, policyKeys, replanInFlight, type RunState, type StartedRun } from '../run.state';
 import { foldDecided, type Decided } from './fold';
 import type { RunLimits } from './run-limits';
 
@@ -27,6 +27,7 @@ export function decideAction(state: StartedRun, action: Action | 'resume', ctx: 
     case 'emit':
       return [{ type: 'custom_event', payload: strip({ event: action.event, payload: action.payload, policyId: ctx.policyId }) }];
     case 'pause':
+      if (state.status === 'paused') return [];
       return [{ type: 'run_paused', payload: strip({ reason: action.reason ?? `paused by policy ${ctx.policyId ?? '(hitl)'}`, policyId: ctx.policyId, snapshot: runSnapshot(state) }) }];
     case 'replan':
       return replan(state, ctx, limits);
@@ -56,15 +57,35 @@ export function decideFirings(
   return out;
 }
 
+/**
+ * A replan (docs/lifecycle.md): one already asked for (in flight, or waiting) is joined, not asked
+ * again; while HITL requests are pending it waits for their decisions (`replan_deferred`); past the
+ * bound the run fails. A paused run replans and stays paused.
+ */
 function replan(state: StartedRun, ctx: ActionContext, limits: RunLimits): Decided[] {
+  if (replanInFlight(state) || (isPlanned(state) && state.deferredReplan)) return [];
   if (state.replans >= limits.maxReplans) return [failed('replans_exhausted', `policy ${ctx.policyId ?? '(hitl)'} asked for a replan after ${state.replans} replan(s); the limit is ${limits.maxReplans}`, ctx.nodeId)];
+  const trigger = strip({ ...ctx.trigger, policyId: ctx.policyId });
+  const waitingFor = pendingHitlRequests(state);
+  if (waitingFor.length) return [{ type: 'replan_deferred', payload: strip({ trigger, waitingFor, policyId: ctx.policyId, nodeId: ctx.nodeId }) }];
+  return [planRequest(state, trigger)];
+}
+
+/**
+ * The replan a `replan_deferred` waits for, asked once no HITL request is pending and the run is
+ * not paused (nothing when it has none, or must still wait).
+ */
+export function decideDeferredReplan(state: RunState, limits: RunLimits): Decided[] {
+  if (state.status !== 'running' || !state.deferredReplan || replanInFlight(state)) return [];
+  const { trigger, policyId, nodeId } = state.deferredReplan;
+  if (state.replans >= limits.maxReplans) return [failed('replans_exhausted', `policy ${policyId ?? '(hitl)'} asked for a replan after ${state.replans} replan(s); the limit is ${limits.maxReplans}`, nodeId)];
+  return [planRequest(state, trigger)];
+}
+
+function planRequest(state: StartedRun, trigger: Record<string, unknown>): Decided {
   const completedNodeIds = Object.entries(state.nodes).filter(([, n]) => n.status === 'completed').map(([id]) => id).sort();
-  return [
-    {
-      type: 'plan_requested',
-      payload: { attempt: state.planAttempt + 1, reason: 'replan', policyKeys: policyKeys(state.envelope), replan: { trigger: strip({ ...ctx.trigger, policyId: ctx.policyId }), previousVersion: Math.max(state.planVersion, 1), completedNodeIds } },
-    },
-  ];
+  const replan = { trigger, previousVersion: Math.max(state.planVersion, 1), completedNodeIds };
+  return { type: 'plan_requested', payload: { attempt: state.planAttempt + 1, reason: 'replan', policyKeys: policyKeys(state.envelope), replan } };
 }
 
 function hitl(state: StartedRun, action: Extract<Action, { type: 'hitl' }>, ctx: ActionContext, limits: RunLimits): Decided[] {

@@ -58,6 +58,8 @@ export function decideManualTrigger(state: RunState, runId: string, policyId: st
   if (!policy) return refuse(404, 'policy_not_found', `run ${runId} has no enabled runtime policy ${policyId}`);
   if (policy.trigger.kind !== 'manual') return refuse(409, 'policy_not_manual', `policy ${policyId} fires on ${policy.trigger.kind}, not manually`);
   if (isTerminal(state)) return refuse(409, 'invalid_run_state', `run ${runId} has already ended (${state.status})`);
+  // Policies act on a plan: before the first one is accepted there is nothing to pause, replan or ask about.
+  if (state.status === 'planning') return refuse(409, 'invalid_run_state', `run ${runId} is still planning; policies act once it has a plan`);
   const firings = evaluatePolicies(state, { kind: 'manual', policyId }, now);
   return { ok: true, events: decideFirings(state, firings, limits, now) };
 }

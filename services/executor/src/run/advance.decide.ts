@@ -1,6 +1,6 @@
 import type { PlanNode } from '@flex/contracts';
 import type { DecidedEvent } from '@flex/runtime';
-import { mainPathComplete, readyNodes, type RunState, type StartedRun } from '@flex/run-model';
+import { mainPathComplete, pendingHitlRequests, readyNodes, replanInFlight, type RunState, type StartedRun } from '@flex/run-model';
 import { fallbackChain, type AdvanceDecision, type AdvanceOptions } from './fallback.decide';
 import { finish } from './final-output.decide';
 import { nodeStart } from './node-start';
@@ -16,8 +16,8 @@ export { nodeOutputRequest, type AdvanceDecision, type AdvanceOptions } from './
  * pending, the run is paused or waits for an operator.
  */
 export function decideAdvance(state: RunState, now: Date, options: AdvanceOptions = {}): AdvanceDecision {
-  if (state.status !== 'running' || !state.plan) return { events: [] };
-  if (state.pendingPlanRequest || state.pendingDraft) return { events: [] };
+  // Only a running run moves: a pause, a pending HITL request, a replan in flight or waiting hold it.
+  if (state.status !== 'running' || state.deferredReplan || replanInFlight(state)) return { events: [] };
   const planned = { ...state, plan: state.plan };
   const failed = Object.entries(state.nodes).find(([, n]) => n.status === 'failed');
   const failedNode = failed && state.plan.nodes.find((n) => n.id === failed[0]);
@@ -37,7 +37,9 @@ export function decideAdvance(state: RunState, now: Date, options: AdvanceOption
     events.push(...run.events);
   }
   const busy = Object.values(state.nodes).some((n) => n.status !== 'completed' && n.status !== 'pending');
-  if (events.length === 0 && !busy && mainPathComplete(state.plan, state.nodes)) return { events: finish(planned, options) };
+  // Never complete while a human gate is open (a running run has none pending; this keeps it so).
+  const done = events.length === 0 && !busy && pendingHitlRequests(state).length === 0;
+  if (done && mainPathComplete(state.plan, state.nodes)) return { events: finish(planned, options) };
   return { events, wakeInMs };
 }
 

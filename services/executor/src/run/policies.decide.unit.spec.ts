@@ -119,7 +119,10 @@ describe('executor: runtime policies (given events, when a trigger, then events)
 
   it('replan is bounded: past FLEX_MAX_REPLANS the run fails', () => {
     const replanned = { type: 'plan_requested', payload: { attempt: 2, reason: 'replan', policyKeys: [], replan: { trigger: {}, previousVersion: 1, completedNodeIds: [] } } };
-    const state = given([lowQa], replanned, { ...replanned, payload: { ...replanned.payload, attempt: 3 } }, ...qaDone(0.1));
+    // Two replans, each answered with a new plan version (a replan still in flight would be joined instead).
+    const accepted = { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] };
+    const updated = (version: number) => ({ type: 'plan_updated', payload: { previousVersion: version - 1, version, plan: { ...plan, planVersion: version }, nodes: [], trigger: {}, planHash: 'h'.repeat(64), diagnostics: accepted } });
+    const state = given([lowQa], replanned, updated(2), { ...replanned, payload: { ...replanned.payload, attempt: 3 } }, updated(3), ...qaDone(0.1));
     const { events } = decideOnEvent(state, [{ kind: 'onNodeComplete', nodeId: 'validation-1', eventId: lastId(state) }], now, { limits });
     expect(types(events)).toEqual(['policy_triggered', 'run_failed']);
     expect(events[1].payload).toMatchObject({ code: 'replans_exhausted' });
