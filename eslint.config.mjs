@@ -6,7 +6,7 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 const SOURCES = ['{libs,services,agents,apps}/*/src/**/*.ts', 'test/**/*.ts'];
-const SPECS = ['**/*.spec.ts', '**/test-support/**', 'libs/testing/**', 'test/**', '**/*.fixture.ts', '**/*.fixtures.ts'];
+const SPECS = ['**/*.spec.ts', '**/*.spec-helper.ts', '**/test-support/**', 'libs/testing/**', 'test/**', '**/*.fixture.ts', '**/*.fixtures.ts'];
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'bench/**', 'bin/**', 'deploy/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
@@ -28,8 +28,9 @@ export default tseslint.config(
           banTransitiveDependencies: false,
           depConstraints: [
             { sourceTag: 'layer:contracts', onlyDependOnLibsWithTags: ['layer:contracts'] },
-            { sourceTag: 'layer:core', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core'] },
-            { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain'] },
+            // test-support only from specs: production code is held to that by no-restricted-imports below.
+            { sourceTag: 'layer:core', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:test-support'] },
+            { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
             { sourceTag: 'layer:test-support', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
             { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
             { sourceTag: 'type:agent', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
@@ -38,6 +39,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    files: SOURCES,
+    ignores: SPECS,
+    rules: { 'no-restricted-imports': ['error', { paths: [{ name: '@flex/testing', message: 'test support is for specs only' }] }] },
   },
   {
     // Tests may lean on any and non-null assertions where a fixture is known to hold.
