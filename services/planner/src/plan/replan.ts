@@ -3,24 +3,30 @@ import { dependencyOrder } from './node-compiler';
 import type { ReplanContext } from './planner';
 
 /**
- * A replan keeps completed work (DESIGN §5.6): every completed node of the current graph stays,
- * verbatim (same id, capability and facets), so its output survives; a fresh node doing the same
- * job as a completed one is replaced by it; other fresh nodes get ids that cannot collide.
+ * A replan keeps completed work (DESIGN §5.6) and re-plans only the failed node's frontier: every
+ * completed agent node of the current graph stays, verbatim (same id, capability and facets), so
+ * its output survives; a fresh node doing the same job as a completed one is replaced by it, so
+ * branches and lanes that already ran are not planned twice; other fresh nodes get ids that cannot
+ * collide. A completed orchestrator-managed node (branch, merge) no fresh node matches is dropped:
+ * it only passed facets through, and the fresh one doing its job passes them again.
  */
 export function keepCompletedWork(fresh: PlanGraph, replan: ReplanContext): PlanGraph {
-  const kept = replan.previousPlan.nodes.filter((n) => replan.completed[n.id] !== undefined);
-  const keptIds = new Set(kept.map((n) => n.id));
+  const completed = replan.previousPlan.nodes.filter((n) => replan.completed[n.id] !== undefined);
   const rename = new Map<string, string>();
   const matched = new Set<string>();
   for (const node of fresh.nodes) {
-    const twin = kept.find((k) => !matched.has(k.id) && sameJob(k, node));
+    const twin = completed.find((k) => !matched.has(k.id) && sameJob(k, node));
     if (twin) {
       matched.add(twin.id);
       rename.set(node.id, twin.id);
-    } else if (keptIds.has(node.id)) {
-      rename.set(node.id, `${node.id}-v${fresh.planVersion}`);
     }
   }
+  const kept = completed.filter((n) => n.capabilityId !== undefined || matched.has(n.id));
+  // A fresh node must not take a completed node's id: the run would take it for completed.
+  for (const node of fresh.nodes) {
+    if (!rename.has(node.id) && completed.some((k) => k.id === node.id)) rename.set(node.id, `${node.id}-v${fresh.planVersion}`);
+  }
+  const keptIds = new Set(kept.map((n) => n.id));
   const id = (x: string) => rename.get(x) ?? x;
   const freshNodes = fresh.nodes
     .filter((n) => !matched.has(id(n.id)))
@@ -42,14 +48,30 @@ export function capabilitiesToAvoid(replan: ReplanContext): string[] {
   return [...new Set([fromNode, named].filter((c): c is string => c !== undefined))].sort();
 }
 
-/** A fresh node whose work a completed node already did: same kind and capability, outputs already produced. */
+/**
+ * A fresh node whose work a completed node already did: same kind, branch and lane, outputs already
+ * produced, on the same capability. A lane is a share of a split node's job: the share a completed
+ * lane produced stands, whichever capability produced it (the replan may have left that one out).
+ */
 function sameJob(completed: PlanNode, fresh: PlanNode): boolean {
   return (
     completed.kind === fresh.kind &&
-    completed.capabilityId === fresh.capabilityId &&
     completed.branch?.index === fresh.branch?.index &&
-    fresh.outputFacets.every((f) => completed.outputFacets.includes(f))
+    sameLane(completed, fresh) &&
+    fresh.outputFacets.every((f) => completed.outputFacets.includes(f)) &&
+    (completed.capabilityId === fresh.capabilityId || (laneOf(completed) !== undefined && fresh.capabilityId !== undefined))
   );
+}
+
+function laneOf(node: PlanNode): string | undefined {
+  const lane = node.metadata?.lane;
+  if (!lane || typeof lane !== 'object') return undefined;
+  const { index, count } = lane as { index?: unknown; count?: unknown };
+  return typeof index === 'number' && typeof count === 'number' ? `${index}/${count}` : undefined;
+}
+
+function sameLane(a: PlanNode, b: PlanNode): boolean {
+  return laneOf(a) === laneOf(b);
 }
 
 function uniqueEdges(edges: PlanEdge[]): PlanEdge[] {
