@@ -238,3 +238,4 @@ export { runStreamId, capabilityStreamId, runIdFromStreamId, capabilityIdFromStr
 
 // Canonical JSON and hashing (RFC 8785)
 export { canonicalJson, contentHash, CanonicalJsonError } from './canonical/canonical-json';
+export { upcastPayload } from './events/upcasters';

@@ -1,3 +1,4 @@
+import { upcastPayload } from '@flex/contracts';
 import type { EventMetadata, StoredEvent } from './types';
 
 /** An events row as the driver hands it over: bigint as string (pg) or number (PGlite). */
@@ -21,6 +22,7 @@ export function toPosition(value: string | number | bigint): number {
   return position;
 }
 
+/** A row as readers see it: positions as numbers, and the payload in today's shape (upcast). */
 export function toStoredEvent(row: EventRow): StoredEvent {
   return {
     position: toPosition(row.position),
@@ -28,7 +30,7 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     streamId: row.stream_id,
     version: Number(row.version),
     type: row.type,
-    payload: row.payload,
+    payload: upcastPayload(row.type, row.payload),
     metadata: row.metadata,
     timestamp: toIsoString(row.recorded_at),
   };
