@@ -134,6 +134,37 @@ describe('embedded mode (whole process)', () => {
     expect(again.stderr).toMatch(/no pending HITL request/);
   }, 60_000);
 
+  it('cancels a run from the CLI (flex cancel): exit 0, 0 again when already cancelled, 4 for an ended run, 1 otherwise', async () => {
+    const envelope = sampleEnvelope();
+    envelope.policies.requiresHitlApproval = true;
+    const run = await client().start(envelope);
+    const status = async () => (await client().json('GET', `/api/v1/flex/runs/${run.runId}`)).body.run?.status;
+    await waitFor(async () => (await status()) === 'awaiting_hitl', 30_000);
+
+    const cancelled = await flex('client-token-aaaa', 'cancel', run.runId, '--reason', 'from the CLI');
+    expect(cancelled).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^run ${run.runId} cancelled \\(event \\d+\\)\n$`)) });
+    const frames = await run.ended;
+    const last = frames[frames.length - 1];
+    expect(last).toMatchObject({ type: 'run_cancelled', payload: { reason: 'from the CLI', from: 'awaiting_hitl' } });
+    expect(last.payload.closedHitlRequests).toHaveLength(1);
+    expect(await status()).toBe('cancelled');
+
+    const again = await flex('client-token-aaaa', 'cancel', run.runId, '--json');
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({ ok: true, runId: run.runId, status: 'cancelled', alreadyCancelled: true, event: { id: last.id, position: last.position } });
+    const ended = await flex('client-token-aaaa', 'cancel', runId);
+    expect(ended.code).toBe(4);
+    expect(ended.stderr).toMatch(/HTTP 409 run_already_ended: run \S+ has already ended \(completed\)/);
+    const theirs = await flex('client-token-bbbb', 'cancel', run.runId);
+    expect(theirs.code).toBe(1);
+    expect(theirs.stderr).toMatch(/HTTP 404 run_not_found/);
+    const usage = await flex('client-token-aaaa', 'cancel');
+    expect(usage.code).toBe(1);
+    expect(usage.stderr).toMatch(/flex cancel <runId>/);
+    const replay = await flex('client-token-aaaa', 'replay', run.runId, '--verify');
+    expect(replay).toMatchObject({ code: 0, stderr: expect.stringMatching(/verify: ok/) });
+  }, 60_000);
+
   it('rebuilds the read models from the event store to the same state', async () => {
     const before = await client('admin-token-cccc').json('GET', `/api/v1/flex/runs/${runId}`);
     const rebuilt = await flex('admin-token-cccc', 'projections', 'rebuild');
