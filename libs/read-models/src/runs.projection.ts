@@ -168,7 +168,9 @@ async function recordPlan(db: Trx, runId: string, accepted: AcceptedPlan, at: st
     })
     .onConflict((oc) => oc.columns(['run_id', 'version']).doNothing())
     .execute();
-  await db.updateTable('runs').set({ status: 'running', plan_version: version, satisfaction_score: score }).where('run_id', '=', runId).execute();
+  await db.updateTable('runs').set({ plan_version: version, satisfaction_score: score }).where('run_id', '=', runId).execute();
+  // The first plan starts the run; a new version leaves a paused or waiting run as it is (docs/lifecycle.md).
+  await db.updateTable('runs').set({ status: 'running' }).where('run_id', '=', runId).where('status', '=', 'planning').execute();
   for (const node of plan.nodes) {
     await db
       .insertInto('plan_nodes')
