@@ -14,7 +14,7 @@ export const DASHBOARD_HTML = `<!doctype html>
  table{width:100%;border-collapse:collapse} td{padding:5px 4px;border-bottom:1px solid #eef0f3;vertical-align:top}
  tr.run{cursor:pointer} tr.run:hover{background:#f0f4ff} tr.sel{background:#e4ebff}
  .st{font-size:12px;padding:1px 6px;border-radius:8px;background:#eef0f3}
- .completed{background:#d9f5e3}.failed{background:#fde1e1}.running,.planning{background:#fff2cc}.awaiting_hitl,.paused{background:#e8dcff}
+ .completed{background:#d9f5e3}.failed{background:#fde1e1}.running,.planning{background:#fff2cc}.awaiting_hitl,.paused{background:#e8dcff}.cancelled{background:#e6e6e6}
  .ev{font-family:ui-monospace,monospace;font-size:12px;border-bottom:1px solid #f0f1f4;padding:3px 0}
  .ev b{display:inline-block;min-width:130px} pre{background:#f7f8fa;padding:8px;border-radius:4px;overflow:auto;font-size:12px;white-space:pre-wrap}
  .err{color:#b42318}
