@@ -1,13 +1,12 @@
 import type { EventPayload } from '@flex/contracts';
 import type { Projection } from '@flex/event-store';
-import type { Kysely } from 'kysely';
 import type { ReadModelDatabase } from './read-models.table';
 
 /** The capabilities read model: one row per (capability, instance). */
 export const capabilitiesProjection: Projection = {
   name: 'capabilities',
   async apply(trx, event) {
-    const db = trx as unknown as Kysely<ReadModelDatabase>;
+    const db = trx.withTables<ReadModelDatabase>();
     if (event.type === 'capability_registered') {
       const p = event.payload as EventPayload<'capability_registered'>;
       await db
@@ -33,6 +32,6 @@ export const capabilitiesProjection: Projection = {
     }
   },
   async reset(trx) {
-    await (trx as unknown as Kysely<ReadModelDatabase>).deleteFrom('capabilities').execute();
+    await trx.withTables<ReadModelDatabase>().deleteFrom('capabilities').execute();
   },
 };

@@ -1,6 +1,7 @@
 import type { CapabilityRegistration, DiagnosticsBundle } from '@flex/contracts';
-import type { Kysely } from 'kysely';
-import type { ReadModelDatabase } from './read-models.table';
+import type { EventStoreDatabase } from '@flex/event-store';
+import type { Kysely, Selectable } from 'kysely';
+import type { ReadModelDatabase, RunsTable } from './read-models.table';
 
 export interface RunSummary {
   runId: string;
@@ -32,14 +33,34 @@ export interface RunDetail {
   run: RunSummary & { owner: string };
   output: { output: Record<string, unknown>; planVersion: number; completedAt: string } | null;
   planVersions: Array<PlanVersionView>;
-  nodes: Array<{ nodeId: string; kind: string; capabilityId: string | null; status: string; attempt: number; output: unknown; error: unknown; updatedAt: string }>;
-  hitlRequests: Array<{ requestId: string; nodeId: string | null; status: string; rationale: string | null; decision: string | null; createdAt: string }>;
+  nodes: Array<{
+    nodeId: string;
+    kind: string;
+    capabilityId: string | null;
+    status: string;
+    attempt: number;
+    output: unknown;
+    error: unknown;
+    updatedAt: string;
+  }>;
+  hitlRequests: Array<{
+    requestId: string;
+    nodeId: string | null;
+    status: string;
+    rationale: string | null;
+    decision: string | null;
+    createdAt: string;
+  }>;
 }
 
 const iso = (d: Date | string) => (d instanceof Date ? d.toISOString() : new Date(d).toISOString());
-const json = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+/** jsonb comes back parsed; a driver that hands it over as text gets it parsed here. */
+const json = <T>(v: T | string): T => (typeof v === 'string' ? JSON.parse(v) : v);
 
-function toSummary(row: Record<string, any>): RunSummary {
+/** The read models' tables, added to the shared database's (types only: the same connection). */
+const readModels = (db: Kysely<EventStoreDatabase>) => db.withTables<ReadModelDatabase>();
+
+function toSummary(row: Selectable<RunsTable>): RunSummary {
   return {
     runId: row.run_id,
     status: row.status,
@@ -47,28 +68,42 @@ function toSummary(row: Record<string, any>): RunSummary {
     planVersion: row.plan_version,
     satisfactionScore: row.satisfaction_score,
     observedSatisfaction: row.observed_satisfaction,
-    failure: row.failure_code ? failureOf(row) : null,
+    failure: failureOf(row),
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
     lastEventType: row.last_event_type,
   };
 }
 
-function failureOf(row: Record<string, any>): NonNullable<RunSummary['failure']> {
+function failureOf(row: Selectable<RunsTable>): RunSummary['failure'] {
+  if (!row.failure_code) return null;
   const diagnostics = row.failure_diagnostics ? json(row.failure_diagnostics) : undefined;
-  return { code: row.failure_code, reason: row.failure_reason, ...(diagnostics ? { diagnostics } : {}) };
+  // run_failed always carries a reason: the column is null only while a run has not failed.
+  const reason = row.failure_reason ?? '';
+  return { code: row.failure_code, reason, ...(diagnostics ? { diagnostics } : {}) };
 }
 
 /** Newest first; `owner` restricts to one principal's runs (a client sees only its own). */
-export async function listRuns(db: Kysely<any>, options: { owner?: string; limit: number; status?: string }): Promise<RunSummary[]> {
-  let query = (db as Kysely<ReadModelDatabase>).selectFrom('runs').selectAll().orderBy('created_at', 'desc').orderBy('run_id').limit(options.limit);
+export async function listRuns(
+  db: Kysely<EventStoreDatabase>,
+  options: { owner?: string; limit: number; status?: string },
+): Promise<RunSummary[]> {
+  let query = readModels(db)
+    .selectFrom('runs')
+    .selectAll()
+    .orderBy('created_at', 'desc')
+    .orderBy('run_id')
+    .limit(options.limit);
   if (options.owner) query = query.where('owner', '=', options.owner);
   if (options.status) query = query.where('status', '=', options.status);
   return (await query.execute()).map(toSummary);
 }
 
-export async function getRunDetail(db: Kysely<any>, runId: string): Promise<RunDetail | undefined> {
-  const rm = db as Kysely<ReadModelDatabase>;
+export async function getRunDetail(
+  db: Kysely<EventStoreDatabase>,
+  runId: string,
+): Promise<RunDetail | undefined> {
+  const rm = readModels(db);
   const row = await rm.selectFrom('runs').selectAll().where('run_id', '=', runId).executeTakeFirst();
   if (!row) return undefined;
   const [output, versions, nodes, hitl] = await Promise.all([
@@ -79,7 +114,13 @@ export async function getRunDetail(db: Kysely<any>, runId: string): Promise<RunD
   ]);
   return {
     run: { ...toSummary(row), owner: row.owner },
-    output: output ? { output: json(output.output), planVersion: output.plan_version, completedAt: iso(output.completed_at) } : null,
+    output: output
+      ? {
+          output: json(output.output),
+          planVersion: output.plan_version,
+          completedAt: iso(output.completed_at),
+        }
+      : null,
     planVersions: versions.map((v) => ({
       version: v.version,
       planHash: v.plan_hash,
@@ -90,8 +131,24 @@ export async function getRunDetail(db: Kysely<any>, runId: string): Promise<RunD
       createdAt: iso(v.created_at),
       plan: json(v.plan),
     })),
-    nodes: nodes.map((n) => ({ nodeId: n.node_id, kind: n.kind, capabilityId: n.capability_id, status: n.status, attempt: n.attempt, output: json(n.output), error: json(n.error), updatedAt: iso(n.updated_at) })),
-    hitlRequests: hitl.map((h) => ({ requestId: h.request_id, nodeId: h.node_id, status: h.status, rationale: h.rationale, decision: h.decision, createdAt: iso(h.created_at) })),
+    nodes: nodes.map((n) => ({
+      nodeId: n.node_id,
+      kind: n.kind,
+      capabilityId: n.capability_id,
+      status: n.status,
+      attempt: n.attempt,
+      output: json(n.output),
+      error: json(n.error),
+      updatedAt: iso(n.updated_at),
+    })),
+    hitlRequests: hitl.map((h) => ({
+      requestId: h.request_id,
+      nodeId: h.node_id,
+      status: h.status,
+      rationale: h.rationale,
+      decision: h.decision,
+      createdAt: iso(h.created_at),
+    })),
   };
 }
 
@@ -105,11 +162,21 @@ export interface CapabilityRow {
   lastSeenAt: string | null;
 }
 
-export async function listCapabilityInstances(db: Kysely<any>): Promise<CapabilityRow[]> {
-  const rows = await (db as Kysely<ReadModelDatabase & { capability_liveness: { capability_id: string; instance_id: string; last_seen_at: Date } }>)
+export async function listCapabilityInstances(db: Kysely<EventStoreDatabase>): Promise<CapabilityRow[]> {
+  const rows = await readModels(db)
     .selectFrom('capabilities as c')
-    .leftJoin('capability_liveness as l', (j) => j.onRef('l.capability_id', '=', 'c.capability_id').onRef('l.instance_id', '=', 'c.instance_id'))
-    .select(['c.capability_id', 'c.instance_id', 'c.registration', 'c.status', 'c.registered_at', 'c.updated_at', 'l.last_seen_at'])
+    .leftJoin('capability_liveness as l', (j) =>
+      j.onRef('l.capability_id', '=', 'c.capability_id').onRef('l.instance_id', '=', 'c.instance_id'),
+    )
+    .select([
+      'c.capability_id',
+      'c.instance_id',
+      'c.registration',
+      'c.status',
+      'c.registered_at',
+      'c.updated_at',
+      'l.last_seen_at',
+    ])
     .orderBy('c.capability_id')
     .orderBy('c.instance_id')
     .execute();

@@ -1,4 +1,4 @@
-import type { DiagnosticsBundle } from '@flex/contracts';
+import type { CapabilityRegistration, DiagnosticsBundle } from '@flex/contracts';
 import type { ColumnType } from 'kysely';
 
 type Json<T = unknown> = ColumnType<T, string, string>;
@@ -56,7 +56,7 @@ export interface PlanNodesTable {
 export interface CapabilitiesTable {
   capability_id: string;
   instance_id: string;
-  registration: Json;
+  registration: Json<CapabilityRegistration>;
   status: string;
   registered_at: Timestamp;
   updated_at: Timestamp;
@@ -73,11 +73,23 @@ export interface HitlRequestsTable {
   resolved_at: Timestamp | null;
 }
 
-export interface ReadModelDatabase {
+/** Heartbeats land here directly, outside the event log (the registry writes it with raw SQL). */
+export interface CapabilityLivenessTable {
+  capability_id: string;
+  instance_id: string;
+  last_seen_at: Timestamp;
+}
+
+/**
+ * The read models' tables, beside the store's in the same database: `db.withTables<ReadModelDatabase>()`
+ * adds them to the store's Kysely (a type alias, not an interface: withTables wants an index signature).
+ */
+export type ReadModelDatabase = {
   runs: RunsTable;
   run_outputs: RunOutputsTable;
   plan_versions: PlanVersionsTable;
   plan_nodes: PlanNodesTable;
   capabilities: CapabilitiesTable;
   hitl_requests: HitlRequestsTable;
-}
+  capability_liveness: CapabilityLivenessTable;
+};

@@ -1,9 +1,10 @@
 import type { DiagnosticsBundle, EventPayload, PlanGraph, RegistrySnapshot } from '@flex/contracts';
-import type { Projection, StoredEvent } from '@flex/event-store';
-import type { Kysely, Transaction } from 'kysely';
+import type { EventStoreDatabase, Projection, StoredEvent } from '@flex/event-store';
+import type { Transaction } from 'kysely';
 import type { ReadModelDatabase } from './read-models.table';
 
-type Trx = Transaction<ReadModelDatabase> | Kysely<ReadModelDatabase>;
+/** The projection's transaction with the read models' tables added (types only: the same transaction). */
+type Trx = Transaction<EventStoreDatabase & ReadModelDatabase>;
 const RUN_PREFIX = 'run-';
 
 /** runs, plan_versions, plan_nodes, run_outputs and hitl_requests, from the run streams. */
@@ -11,7 +12,7 @@ export const runsProjection: Projection = {
   name: 'runs',
   async apply(trx, event) {
     if (!event.streamId.startsWith(RUN_PREFIX)) return;
-    const db = trx as unknown as Trx;
+    const db = trx.withTables<ReadModelDatabase>();
     const runId = event.streamId.slice(RUN_PREFIX.length);
     if (event.type === 'start') await insertRun(db, runId, event);
     await APPLY[event.type]?.(db, runId, event);
@@ -22,7 +23,7 @@ export const runsProjection: Projection = {
       .execute();
   },
   async reset(trx) {
-    const db = trx as unknown as Trx;
+    const db = trx.withTables<ReadModelDatabase>();
     for (const table of ['hitl_requests', 'run_outputs', 'plan_nodes', 'plan_versions', 'runs'] as const) await db.deleteFrom(table).execute();
   },
 };
