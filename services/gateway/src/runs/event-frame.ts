@@ -1,4 +1,10 @@
-import { runIdFromStreamId, type FlexEventFrame } from '@flex/contracts';
+import {
+  isFlexEventType,
+  runIdFromStreamId,
+  type EventPayload,
+  type FlexEventFrame,
+  type FlexEventType,
+} from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import {
   describePlanGenerated,
@@ -12,7 +18,9 @@ import {
 export function toFrame(event: StoredEvent): FlexEventFrame {
   const payload = event.payload as Record<string, unknown> | undefined;
   const nodeId = typeof payload?.nodeId === 'string' ? payload.nodeId : undefined;
-  const planVersion = event.metadata.planVersion ?? (typeof payload?.planVersion === 'number' ? payload.planVersion : undefined);
+  const planVersion =
+    event.metadata.planVersion ??
+    (typeof payload?.planVersion === 'number' ? payload.planVersion : undefined);
   return {
     type: event.type as FlexEventFrame['type'],
     id: event.id,
@@ -22,30 +30,79 @@ export function toFrame(event: StoredEvent): FlexEventFrame {
     ...(planVersion ? { planVersion } : {}),
     correlationId: event.metadata.correlationId,
     payload,
-    message: describe(event.type, payload ?? {}),
+    message: describe(event.type, payload),
   } as FlexEventFrame;
 }
 
+/** An event as its line reads it: each payload field may be missing, and a line never throws for it. */
+type LineEvent<T extends FlexEventType = FlexEventType> = {
+  [K in T]: { type: K; payload: Partial<EventPayload<K>> };
+}[T];
+
+/**
+ * A stored payload as its type's line reads it. Stored run events were written against their
+ * type's schema (runEvent); the line reads every field as optional, so an older or partial
+ * payload still gets its line.
+ */
+function lineEvent<T extends FlexEventType>(type: T, payload: unknown): LineEvent<T> {
+  return { type, payload: (payload ?? {}) as Partial<EventPayload<T>> };
+}
+
 /** One human line per event, for logs and the CLI's live progress. */
-export function describe(type: string, p: Record<string, any>): string {
-  switch (type) {
-    case 'start': return `run ${p.runId} started`;
-    case 'plan_requested': return describePlanRequested(p);
-    case 'plan_rejected': return describePlanRejected(p);
-    case 'plan_generated': return describePlanGenerated(p);
-    case 'plan_updated': return describePlanUpdated(p);
-    case 'node_start': return `${p.nodeId} started${p.capabilityId ? ` on ${p.capabilityId}` : ''} (attempt ${p.attempt})`;
-    case 'node_complete': return `${p.nodeId} complete in ${p.durationMs} ms`;
-    case 'node_error': return `${p.nodeId} failed: ${p.error?.message ?? ''}${p.willRetry ? ` (retrying in ${p.retryInMs} ms)` : ''}`;
-    case 'validation_error': return `validation failed (${p.scope}): ${p.errors?.[0]?.message ?? ''}`;
-    case 'policy_triggered': return `policy ${p.policyId} → ${p.action?.type}`;
-    case 'hitl_request': return `waiting for a human: ${p.rationale ?? ''}`;
-    case 'hitl_resolved': return `human ${p.decision}d ${p.requestId}`;
-    case 'replan_deferred': return `replan waits for ${(p.waitingFor ?? []).join(', ')}`;
-    case 'complete': return 'run complete';
-    case 'run_failed': return describeRunFailed(p);
-    case 'run_cancelled': return `run cancelled by ${p.cancelledBy}${p.reason ? `: ${p.reason}` : ''}`;
-    default: return type;
+export function describe(type: string, payload: unknown): string {
+  return isFlexEventType(type) ? line(lineEvent(type, payload)) : type;
+}
+
+function line(event: LineEvent): string {
+  switch (event.type) {
+    case 'start':
+      return `run ${event.payload.runId} started`;
+    case 'plan_requested':
+      return describePlanRequested(event.payload);
+    case 'plan_rejected':
+      return describePlanRejected(event.payload);
+    case 'plan_generated':
+      return describePlanGenerated(event.payload);
+    case 'plan_updated':
+      return describePlanUpdated(event.payload);
+    case 'node_start': {
+      const p = event.payload;
+      return `${p.nodeId} started${p.capabilityId ? ` on ${p.capabilityId}` : ''} (attempt ${p.attempt})`;
+    }
+    case 'node_complete':
+      return `${event.payload.nodeId} complete in ${event.payload.durationMs} ms`;
+    case 'node_error': {
+      const p = event.payload;
+      return `${p.nodeId} failed: ${p.error?.message ?? ''}${p.willRetry ? ` (retrying in ${p.retryInMs} ms)` : ''}`;
+    }
+    case 'validation_error':
+      return `validation failed (${event.payload.scope}): ${event.payload.errors?.[0]?.message ?? ''}`;
+    case 'policy_triggered':
+      return `policy ${event.payload.policyId} → ${event.payload.action?.type}`;
+    case 'hitl_request':
+      return `waiting for a human: ${event.payload.rationale ?? ''}`;
+    case 'hitl_resolved':
+      return `human ${event.payload.decision}d ${event.payload.requestId}`;
+    case 'replan_deferred':
+      return `replan waits for ${(event.payload.waitingFor ?? []).join(', ')}`;
+    case 'complete':
+      return 'run complete';
+    case 'run_failed':
+      return describeRunFailed(event.payload);
+    case 'run_cancelled': {
+      const p = event.payload;
+      return `run cancelled by ${p.cancelledBy}${p.reason ? `: ${p.reason}` : ''}`;
+    }
+    // No line of their own: the event's type says it all.
+    case 'plan_drafted':
+    case 'run_paused':
+    case 'run_resumed':
+    case 'custom_event':
+    case 'log':
+    case 'capability_registered':
+    case 'capability_status_changed':
+    case 'capability_deregistered':
+      return event.type;
   }
 }
 
