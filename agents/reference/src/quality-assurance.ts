@@ -38,7 +38,12 @@ export function reviewCopy(inputs: ReviewInputs): Review {
   const overallScore = weighted(scores);
   const below = rubric.checks.filter((c) => (scores[c] ?? 1) < (rubric.thresholds[c] ?? DEFAULT_CHECK_THRESHOLD));
   const overallThreshold = rubric.thresholds.overall ?? 0.7;
-  const issues: QaIssue[] = found.map(({ check, severity, message, variantIndex }) => ({ check, severity, message: truncateCodePoints(`Variant ${variantIndex + 1}: ${message}`, 1_000), variantIndex }));
+  const issues: QaIssue[] = found.map(({ check, severity, message, variantIndex }) => ({
+    check,
+    severity,
+    message: truncateCodePoints(`Variant ${variantIndex + 1}: ${message}`, 1_000),
+    variantIndex,
+  }));
   for (const check of below) issues.push({ check, severity: 'medium', message: `${check} scored ${scores[check]} (threshold ${rubric.thresholds[check] ?? DEFAULT_CHECK_THRESHOLD})` });
   const status =
     found.some((p) => p.severity === 'high') || overallScore < overallThreshold - 0.25 ? 'fail' : below.length > 0 || overallScore < overallThreshold ? 'needs_revision' : 'pass';
@@ -72,7 +77,10 @@ function recommend(found: ReadonlyArray<Problem & { variantIndex: number }>): Re
   const recs = [...byFix].map(([fix, e]) => ({
     severity: e.severity,
     recommendation: truncateCodePoints(fix, 1_000),
-    rationale: truncateCodePoints(`Variant${e.variants.size > 1 ? 's' : ''} ${[...e.variants].join(', ')}: ${[...e.messages].slice(0, 3).join('; ')}.`, 2_000),
+    rationale: truncateCodePoints(
+      `Variant${e.variants.size > 1 ? 's' : ''} ${[...e.variants].join(', ')}: ${[...e.messages].slice(0, 3).join('; ')}.`,
+      2_000,
+    ),
   }));
   return bySeverity(recs).slice(0, 20);
 }

@@ -1,6 +1,10 @@
 import type { DeadLetter } from '@flex/bus';
 import {
-  IdentifierSchema, runIdFromStreamId, TERMINAL_EVENT_TYPES, toStorableText, type DecidedRunEvent,
+  IdentifierSchema,
+  runIdFromStreamId,
+  TERMINAL_EVENT_TYPES,
+  toStorableText,
+  type DecidedRunEvent,
 } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { runCommand } from './command';
@@ -32,10 +36,27 @@ export function decideDeadLetterFailure(state: RunEnding, dead: DeadLetter): Dec
   const { consumer, event, deliveryCount } = dead;
   const error = clip(dead.reason || 'no reason recorded', 4_000);
   const nodeId = nodeIdOf(event.payload);
-  const reason = `${consumer} could not handle ${event.type} (event ${event.id}${nodeId ? `, node ${nodeId}` : ''}) `
-    + `after ${deliveryCount} deliveries: ${error}`;
-  const deadLetter = { consumer: clip(consumer, 200), eventId: event.id, eventType: event.type, deliveryCount: Math.max(1, deliveryCount), error };
-  return [{ type: 'run_failed', payload: { code: DEAD_LETTERED, reason: clip(reason, 8_000), ...(nodeId ? { nodeId } : {}), deadLetter } }];
+  const reason =
+    `${consumer} could not handle ${event.type} (event ${event.id}${nodeId ? `, node ${nodeId}` : ''}) ` +
+    `after ${deliveryCount} deliveries: ${error}`;
+  const deadLetter = {
+    consumer: clip(consumer, 200),
+    eventId: event.id,
+    eventType: event.type,
+    deliveryCount: Math.max(1, deliveryCount),
+    error,
+  };
+  return [
+    {
+      type: 'run_failed',
+      payload: {
+        code: DEAD_LETTERED,
+        reason: clip(reason, 8_000),
+        ...(nodeId ? { nodeId } : {}),
+        deadLetter,
+      },
+    },
+  ];
 }
 
 /**
@@ -60,7 +81,12 @@ export async function failRunOfDeadLetter(runtime: ServiceRuntime, dead: DeadLet
   });
   if (result.appended.length) {
     runtime.metrics.inc('flex.run.status', { status: 'failed' });
-    runtime.logger.error('run failed: a message dead-lettered', { runId, consumer: dead.consumer, eventId: dead.event.id, type: dead.event.type });
+    runtime.logger.error('run failed: a message dead-lettered', {
+      runId,
+      consumer: dead.consumer,
+      eventId: dead.event.id,
+      type: dead.event.type,
+    });
   }
   return result.appended;
 }

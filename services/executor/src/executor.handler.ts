@@ -100,7 +100,7 @@ export class ExecutorHandler {
     const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
     let outcome: InvokeOutcome;
     try {
-      // Checked before the append: an answer Postgres would refuse is an invalid output, not a poison message.
+      // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
       outcome = storableOutcome(await this.invoke(state, node, capabilityId, start.attempt));
     } finally {
       clearInterval(heartbeat);

@@ -17,8 +17,14 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       controllers: [
-        HealthController, DashboardController, RunsController, CapabilitiesController, AdminController, HitlController,
-        RunControlController, RunCancelController,
+        HealthController,
+        DashboardController,
+        RunsController,
+        CapabilitiesController,
+        AdminController,
+        HitlController,
+        RunControlController,
+        RunCancelController,
       ],
       providers: [
         { provide: RUNTIME, useValue: runtime },

@@ -2,18 +2,22 @@ import { readFileSync } from 'node:fs';
 import { canonicalJson, TERMINAL_EVENT_TYPES, type FlexEventFrame } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { compileUntrustedSchema } from '@flex/facets';
+import type { RunDetail, RunSummary } from '@flex/read-models';
 import { evolveRun, initialRunState } from '@flex/run-model';
 import { api, CliError, type CliContext } from './client';
 import { findingLines, planningProblems } from './diagnostics-view';
 import { readSse } from './sse-client';
 
-/** A frame as the CLI reads it: payloads are inspected loosely, field by field. */
-type Frame = Omit<FlexEventFrame, 'payload'> & { payload?: any };
+/** A frame as the gateway streams it, with the store position its SSE `id:` carries. */
+type RecordedFrame = FlexEventFrame & { position: number };
 
 /** `flex run` exits 4 when the run was cancelled. */
 const EXIT_CANCELLED = 4;
 
-/** `flex run <envelope.json>`: start a run and show its progress live; exit 0 on complete, 2 on failure, 4 on cancel. */
+/**
+ * `flex run <envelope.json>`: start a run and show its progress live; exit 0 on complete, 2 on
+ * failure, 4 on cancel.
+ */
 export async function runCommand(ctx: CliContext, file: string): Promise<number> {
   let envelope: unknown;
   try {
@@ -25,7 +29,7 @@ export async function runCommand(ctx: CliContext, file: string): Promise<number>
   ctx.err(`run ${res.headers.get('x-flex-run-id') ?? ''}`);
   let exit = 1;
   for await (const msg of readSse(res.body as ReadableStream<Uint8Array>)) {
-    const frame = JSON.parse(msg.data) as Frame;
+    const frame = JSON.parse(msg.data) as FlexEventFrame;
     ctx.err(`${frame.timestamp.slice(11, 23)}  ${frame.type.padEnd(16)} ${frame.message ?? ''}`);
     for (const line of findingLines(frame.type, frame.payload)) ctx.err(line);
     if (frame.type === 'complete') {
@@ -39,7 +43,7 @@ export async function runCommand(ctx: CliContext, file: string): Promise<number>
 }
 
 export async function runsCommand(ctx: CliContext): Promise<number> {
-  const { runs } = (await (await api(ctx, 'GET', 'runs?limit=50')).json()) as { runs: any[] };
+  const { runs } = (await (await api(ctx, 'GET', 'runs?limit=50')).json()) as { runs: RunSummary[] };
   if (runs.length === 0) ctx.out('no runs');
   for (const r of runs) ctx.out(`${r.runId}  ${r.status.padEnd(10)} v${r.planVersion}  ${r.createdAt}  ${truncate(r.objective, 60)}`);
   return 0;
@@ -51,21 +55,21 @@ export async function runsCommand(ctx: CliContext): Promise<number> {
  */
 export async function replayCommand(ctx: CliContext, runId: string, verify: boolean): Promise<number> {
   const res = await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}/events`, undefined, 'text/event-stream');
-  const frames: Array<Frame & { position: number }> = [];
+  const frames: RecordedFrame[] = [];
   for await (const msg of readSse(res.body as ReadableStream<Uint8Array>)) {
-    const frame = JSON.parse(msg.data) as Frame;
+    const frame = JSON.parse(msg.data) as FlexEventFrame;
     frames.push({ ...frame, position: Number(msg.id) });
     ctx.out(`${String(msg.id).padStart(6)}  ${frame.timestamp}  ${frame.type.padEnd(16)} ${frame.message ?? ''}`);
   }
   if (!verify) return 0;
-  const detail = (await (await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}`)).json()) as any;
+  const detail = await runDetail(ctx, runId);
   const problems = verifyFrames(frames, detail);
   for (const p of problems) ctx.err(`✗ ${p}`);
   ctx.err(problems.length ? `verify: ${problems.length} problem(s)` : `verify: ok (${frames.length} events)`);
   return problems.length ? 3 : 0;
 }
 
-export function verifyFrames(frames: Array<Frame & { position: number }>, detail: any): string[] {
+export function verifyFrames(frames: RecordedFrame[], detail: RunDetail): string[] {
   const problems: string[] = planningProblems(frames);
   const terminal = frames.filter((f) => (TERMINAL_EVENT_TYPES as readonly string[]).includes(f.type));
   if (terminal.length !== 1) problems.push(`expected exactly one terminal event, found ${terminal.length}`);
@@ -79,7 +83,8 @@ export function verifyFrames(frames: Array<Frame & { position: number }>, detail
   }
   const events = frames.map((f, i) => ({ position: f.position, id: f.id, streamId: `run-${f.runId}`, version: i + 1, type: f.type, payload: f.payload, metadata: { correlationId: f.correlationId }, timestamp: f.timestamp }) as StoredEvent);
   const state = events.reduce(evolveRun, initialRunState());
-  if (state.status !== 'none' && detail?.run && state.status !== detail.run.status && ['completed', 'failed', 'cancelled'].includes(detail.run.status)) {
+  const ended = ['completed', 'failed', 'cancelled'].includes(detail?.run?.status);
+  if (state.status !== 'none' && detail?.run && state.status !== detail.run.status && ended) {
     problems.push(`replayed status ${state.status} differs from the read model's ${detail.run.status}`);
   }
   if (state.status === 'completed') {
@@ -96,8 +101,8 @@ export function verifyFrames(frames: Array<Frame & { position: number }>, detail
  */
 export async function hitlCommand(ctx: CliContext, runId: string, decision: string, options: { note?: string; payloadFile?: string } = {}): Promise<number> {
   if (decision !== 'approve' && decision !== 'reject') throw new CliError('decision must be approve or reject');
-  const detail = (await (await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}`)).json()) as any;
-  const pending = (detail.hitlRequests ?? []).filter((h: any) => h.status === 'pending');
+  const detail = await runDetail(ctx, runId);
+  const pending = detail.hitlRequests.filter((h) => h.status === 'pending');
   if (pending.length === 0) throw new CliError(`run ${runId} has no pending HITL request`);
   let payload: unknown;
   if (options.payloadFile) {
@@ -117,6 +122,11 @@ export async function rebuildCommand(ctx: CliContext): Promise<number> {
   const res = await api(ctx, 'POST', 'admin/projections/rebuild', {});
   ctx.out(JSON.stringify(await res.json()));
   return 0;
+}
+
+/** `GET runs/:id`: the run's read model as the gateway returns it. */
+async function runDetail(ctx: CliContext, runId: string): Promise<RunDetail> {
+  return (await (await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}`)).json()) as RunDetail;
 }
 
 const truncate = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);

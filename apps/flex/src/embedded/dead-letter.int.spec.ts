@@ -1,10 +1,24 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { connect } from 'nats';
 import { listDeadLetters, type StoredDeadLetter, type StoredEvent } from '@flex/event-store';
-import { createTestDatabase, natsTestUrl, testPrefix, waitFor, type Frame, type LiveStream } from '@flex/testing';
+import {
+  createTestDatabase,
+  natsTestUrl,
+  testPrefix,
+  waitFor,
+  type Frame,
+  type LiveStream,
+} from '@flex/testing';
 import { poisoned, POISON_CONSUMER, startPoisonConsumer } from './test-support/poison.consumer';
 import {
-  envelopeWithPolicies, HeldWriter, isTerminalEvent, REVIEW, startAgents, startRunEndsFlex, WAIT_MS, type RunEndsFlex,
+  envelopeWithPolicies,
+  HeldWriter,
+  isTerminalEvent,
+  REVIEW,
+  startAgents,
+  startRunEndsFlex,
+  WAIT_MS,
+  type RunEndsFlex,
 } from './test-support/run-ends.harness';
 
 /** Three deliveries (200 ms, then 400 ms apart) before a message dead-letters. */
@@ -16,7 +30,10 @@ interface Harness {
   cleanUp(): Promise<void>;
 }
 
-const embedded: Harness = { start: () => startRunEndsFlex(FAST_DEAD_LETTERS), cleanUp: async () => undefined };
+const embedded: Harness = {
+  start: () => startRunEndsFlex(FAST_DEAD_LETTERS),
+  cleanUp: async () => undefined,
+};
 
 /** The same embedded Flex on real servers: JetStream carries the events, Postgres stores them. */
 function onJetStream(): Harness {
@@ -26,11 +43,20 @@ function onJetStream(): Harness {
     start: async () => {
       const db = await createTestDatabase('dead_letter');
       drop = db.drop;
-      return startRunEndsFlex({ ...FAST_DEAD_LETTERS, FLEX_DATABASE_URL: db.url, FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: prefix });
+      return startRunEndsFlex({
+        ...FAST_DEAD_LETTERS,
+        FLEX_DATABASE_URL: db.url,
+        FLEX_NATS_URL: natsTestUrl(),
+        FLEX_NATS_PREFIX: prefix,
+      });
     },
     cleanUp: async () => {
       const nc = await connect({ servers: natsTestUrl() });
-      await (await nc.jetstreamManager()).streams.delete(`${prefix.toUpperCase()}_EVENTS`).catch(() => undefined);
+      await (
+        await nc.jetstreamManager()
+      ).streams
+        .delete(`${prefix.toUpperCase()}_EVENTS`)
+        .catch(() => undefined);
       await nc.close();
       await drop();
     },
@@ -81,7 +107,9 @@ describe.each<[string, () => Harness]>([
   });
 
   const deadLettersOf = async (runId: string): Promise<StoredDeadLetter[]> =>
-    (await listDeadLetters(h.flex.runtime.database.db, { consumer: POISON_CONSUMER })).filter((d) => d.event.streamId === `run-${runId}`);
+    (await listDeadLetters(h.flex.runtime.database.db, { consumer: POISON_CONSUMER })).filter(
+      (d) => d.event.streamId === `run-${runId}`,
+    );
   const start = (types: readonly string[], runtime: unknown[] = []) => {
     const envelope = envelopeWithPolicies(runtime);
     return h.client.start({ ...envelope, objective: poisoned(String(envelope.objective), types) });
@@ -95,14 +123,24 @@ describe.each<[string, () => Harness]>([
       type: 'run_failed',
       payload: {
         code: 'dead_lettered',
-        reason: expect.stringMatching(/^poison could not handle (policy_triggered|hitl_request) \(event .+\) after 3 deliveries: .*poisoned/),
-        deadLetter: { consumer: POISON_CONSUMER, eventType: expect.stringMatching(/^(policy_triggered|hitl_request)$/), deliveryCount: 3 },
+        reason: expect.stringMatching(
+          /^poison could not handle (policy_triggered|hitl_request) \(event .+\) after 3 deliveries: .*poisoned/,
+        ),
+        deadLetter: {
+          consumer: POISON_CONSUMER,
+          eventType: expect.stringMatching(/^(policy_triggered|hitl_request)$/),
+          deliveryCount: 3,
+        },
       },
     });
-    const letters = await waitFor(async () => {
-      const found = await deadLettersOf(run.runId);
-      return found.length === 2 && found;
-    }, WAIT_MS, () => 'both poisoned messages should dead-letter');
+    const letters = await waitFor(
+      async () => {
+        const found = await deadLettersOf(run.runId);
+        return found.length === 2 && found;
+      },
+      WAIT_MS,
+      () => 'both poisoned messages should dead-letter',
+    );
     expect(letters.map((d) => d.event.type).sort()).toEqual(['hitl_request', 'policy_triggered']);
     expect(letters.map((d) => d.event.id)).toContain(failed.payload.deadLetter.eventId);
     const stored = await h.events(run.runId);
@@ -116,13 +154,20 @@ describe.each<[string, () => Harness]>([
     const run = await start(['node_start']);
     const frames = await ended(run);
     const failed = frames[frames.length - 1];
-    expect(failed).toMatchObject({ type: 'run_failed', payload: { code: 'dead_lettered', deadLetter: { eventType: 'node_start' } } });
+    expect(failed).toMatchObject({
+      type: 'run_failed',
+      payload: { code: 'dead_lettered', deadLetter: { eventType: 'node_start' } },
+    });
     const stored = await h.events(run.runId);
     const poisonedStart = stored.find((e) => e.id === failed.payload.deadLetter.eventId) as StoredEvent;
     expect(failed.payload.nodeId).toBe((poisonedStart.payload as { nodeId: string }).nodeId);
     expect(failed.payload.reason).toContain(`node ${failed.payload.nodeId}`);
     writer.pass(run.runId);
-    await waitFor(async () => (await deadLettersOf(run.runId)).length === stored.filter((e) => e.type === 'node_start').length, WAIT_MS);
+    await waitFor(
+      async () =>
+        (await deadLettersOf(run.runId)).length === stored.filter((e) => e.type === 'node_start').length,
+      WAIT_MS,
+    );
     const after = await h.events(run.runId);
     expect(after.filter(isTerminalEvent).map((e) => e.type)).toEqual(['run_failed']);
     expect(after[after.length - 1].type).toBe('run_failed');

@@ -1,6 +1,14 @@
 import type { Frame, LiveStream } from '@flex/testing';
 import {
-  envelopeWithPolicies, executorSettled, HeldWriter, isTerminalEvent, REVIEW, startAgents, startRunEndsFlex, WAIT_MS, type RunEndsFlex,
+  envelopeWithPolicies,
+  executorSettled,
+  HeldWriter,
+  isTerminalEvent,
+  REVIEW,
+  startAgents,
+  startRunEndsFlex,
+  WAIT_MS,
+  type RunEndsFlex,
 } from './test-support/run-ends.harness';
 
 const cancelPath = (runId: string) => `/api/v1/flex/runs/${runId}/cancel`;
@@ -48,7 +56,10 @@ describe('cancelling a run (embedded, HTTP and SSE)', () => {
     await h.waitForEvent(run.runId, isWriterStart);
 
     const res = await h.client.json('POST', cancelPath(run.runId), { reason: 'changed my mind' });
-    expect(res).toMatchObject({ status: 200, body: { ok: true, runId: run.runId, status: 'cancelled', alreadyCancelled: false } });
+    expect(res).toMatchObject({
+      status: 200,
+      body: { ok: true, runId: run.runId, status: 'cancelled', alreadyCancelled: false },
+    });
     const frames = await ended(run);
     const last = frames[frames.length - 1];
     expect(last).toMatchObject({
@@ -59,7 +70,10 @@ describe('cancelling a run (embedded, HTTP and SSE)', () => {
       payload: { reason: 'changed my mind', from: 'running', closedHitlRequests: [] },
     });
     expect((await ended(watcher)).map((f) => f.id)).toEqual(frames.map((f) => f.id));
-    expect((await h.client.json('GET', `/api/v1/flex/runs/${run.runId}`)).body.run).toMatchObject({ status: 'cancelled', lastEventType: 'run_cancelled' });
+    expect((await h.client.json('GET', `/api/v1/flex/runs/${run.runId}`)).body.run).toMatchObject({
+      status: 'cancelled',
+      lastEventType: 'run_cancelled',
+    });
 
     const atCancel = await h.events(run.runId);
     await writer.release(run.runId); // the agent answers after all
@@ -76,16 +90,28 @@ describe('cancelling a run (embedded, HTTP and SSE)', () => {
     const res = await h.operator.json('POST', cancelPath(run.runId), {});
     expect(res).toMatchObject({ status: 200, body: { alreadyCancelled: false } });
     const frames = await ended(run);
-    expect(frames[frames.length - 1]).toMatchObject({ type: 'run_cancelled', payload: { from: 'awaiting_hitl', closedHitlRequests: ['hitl-1'] } });
+    expect(frames[frames.length - 1]).toMatchObject({
+      type: 'run_cancelled',
+      payload: { from: 'awaiting_hitl', closedHitlRequests: ['hitl-1'] },
+    });
     expect(frames[frames.length - 1].payload).not.toHaveProperty('reason');
 
     const detail = (await h.client.json('GET', `/api/v1/flex/runs/${run.runId}`)).body;
     expect(detail.run.status).toBe('cancelled');
-    expect(detail.hitlRequests).toEqual([expect.objectContaining({ requestId: 'hitl-1', status: 'cancelled' })]);
+    expect(detail.hitlRequests).toEqual([
+      expect.objectContaining({ requestId: 'hitl-1', status: 'cancelled' }),
+    ]);
     const stored = (await h.events(run.runId)).length;
-    const resolve = await h.operator.json('POST', '/api/v1/flex/hitl/resolve', { runId: run.runId, requestId: 'hitl-1', decision: 'approve' });
+    const resolve = await h.operator.json('POST', '/api/v1/flex/hitl/resolve', {
+      runId: run.runId,
+      requestId: 'hitl-1',
+      decision: 'approve',
+    });
     expect(resolve).toMatchObject({ status: 409, body: { error: { code: 'invalid_run_state' } } });
-    const resume = await h.client.json('POST', '/api/v1/flex/run.resume', { runId: run.runId, expectedPlanVersion: 1 });
+    const resume = await h.client.json('POST', '/api/v1/flex/run.resume', {
+      runId: run.runId,
+      expectedPlanVersion: 1,
+    });
     expect(resume).toMatchObject({ status: 409, body: { error: { code: 'invalid_run_state' } } });
     expect((await h.events(run.runId)).length).toBe(stored);
   }, 90_000);
@@ -107,7 +133,9 @@ describe('cancelling a run (embedded, HTTP and SSE)', () => {
   it('of concurrent cancels of a live run, exactly one appends run_cancelled', async () => {
     const run = await h.client.start(envelopeWithPolicies([REVIEW]));
     await h.waitForEvent(run.runId, (e) => e.type === 'hitl_request');
-    const answers = await Promise.all([h.client, h.operator, h.client, h.operator].map((c) => c.json('POST', cancelPath(run.runId))));
+    const answers = await Promise.all(
+      [h.client, h.operator, h.client, h.operator].map((c) => c.json('POST', cancelPath(run.runId))),
+    );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
     expect(answers.filter((a) => !a.body.alreadyCancelled)).toHaveLength(1);
     expect(new Set(answers.map((a) => a.body.event.id)).size).toBe(1);
@@ -122,7 +150,10 @@ describe('cancelling a run (embedded, HTTP and SSE)', () => {
     expect(frames[frames.length - 1].type).toBe('complete');
     const stored = await h.events(run.runId);
     const res = await h.client.json('POST', cancelPath(run.runId), { reason: 'too late' });
-    expect(res).toMatchObject({ status: 409, body: { error: { code: 'run_already_ended', message: expect.stringContaining('(completed)') } } });
+    expect(res).toMatchObject({
+      status: 409,
+      body: { error: { code: 'run_already_ended', message: expect.stringContaining('(completed)') } },
+    });
     expect(await h.events(run.runId)).toEqual(stored);
     expect((await h.client.json('GET', `/api/v1/flex/runs/${run.runId}`)).body.run.status).toBe('completed');
   }, 90_000);
@@ -130,8 +161,14 @@ describe('cancelling a run (embedded, HTTP and SSE)', () => {
   it("cancel someone else's run: 404 for another client (as if it did not exist), 403 for an agent; an operator may", async () => {
     const run = await h.client.start(envelopeWithPolicies([REVIEW]));
     await h.waitForEvent(run.runId, (e) => e.type === 'hitl_request');
-    expect(await h.other.json('POST', cancelPath(run.runId))).toMatchObject({ status: 404, body: { error: { code: 'run_not_found' } } });
-    expect(await h.agent.json('POST', cancelPath(run.runId))).toMatchObject({ status: 403, body: { error: { code: 'forbidden' } } });
+    expect(await h.other.json('POST', cancelPath(run.runId))).toMatchObject({
+      status: 404,
+      body: { error: { code: 'run_not_found' } },
+    });
+    expect(await h.agent.json('POST', cancelPath(run.runId))).toMatchObject({
+      status: 403,
+      body: { error: { code: 'forbidden' } },
+    });
     expect((await h.events(run.runId)).some(isTerminalEvent)).toBe(false);
     expect((await h.operator.json('POST', cancelPath(run.runId))).status).toBe(200);
     await ended(run);
@@ -151,12 +188,23 @@ describe('cancelling a run (embedded, HTTP and SSE)', () => {
     ];
     for (const [body, message] of cases) {
       const res = await h.client.json('POST', cancelPath(run.runId), body);
-      expect(res).toMatchObject({ status: 400, body: { error: { code: 'invalid_request', message: expect.stringMatching(message) } } });
+      expect(res).toMatchObject({
+        status: 400,
+        body: { error: { code: 'invalid_request', message: expect.stringMatching(message) } },
+      });
     }
-    expect(await h.client.json('POST', cancelPath('run_nope'))).toMatchObject({ status: 404, body: { error: { code: 'run_not_found' } } });
-    expect(await h.client.json('POST', cancelPath('bad id!'))).toMatchObject({ status: 400, body: { error: { code: 'invalid_run_id' } } });
+    expect(await h.client.json('POST', cancelPath('run_nope'))).toMatchObject({
+      status: 404,
+      body: { error: { code: 'run_not_found' } },
+    });
+    expect(await h.client.json('POST', cancelPath('bad id!'))).toMatchObject({
+      status: 400,
+      body: { error: { code: 'invalid_run_id' } },
+    });
     expect(await h.events(run.runId)).toEqual(stored);
-    expect((await h.client.json('POST', cancelPath(run.runId), { reason: 'done testing \u{1F600}' })).status).toBe(200);
+    expect(
+      (await h.client.json('POST', cancelPath(run.runId), { reason: 'done testing \u{1F600}' })).status,
+    ).toBe(200);
     const frames = await ended(run);
     expect(frames[frames.length - 1].payload.reason).toBe('done testing \u{1F600}');
   }, 90_000);

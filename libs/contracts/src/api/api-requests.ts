@@ -43,7 +43,9 @@ export type HitlResolveRequest = z.infer<typeof HitlResolveRequestSchema>;
  * Body of `POST /api/v1/flex/runs/:id/cancel` (optional): why the run is cancelled, recorded in
  * `run_cancelled`.
  */
-export const CancelRunRequestSchema = z.strictObject({ reason: z.string().min(1).max(2_000).optional() }).superRefine(checkStorableText);
+export const CancelRunRequestSchema = z
+  .strictObject({ reason: z.string().min(1).max(2_000).optional() })
+  .superRefine(checkStorableText);
 
 /** See {@link CancelRunRequestSchema}. */
 export type CancelRunRequest = z.infer<typeof CancelRunRequestSchema>;

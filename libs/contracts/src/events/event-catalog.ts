@@ -58,7 +58,11 @@ export const RUN_EVENT_TYPES = [
 export const CAPABILITY_EVENT_TYPES = ['capability_registered', 'capability_status_changed', 'capability_deregistered'] as const satisfies readonly FlexEventType[];
 
 /** Run events that end a run: nothing follows them on its stream. */
-export const TERMINAL_EVENT_TYPES = ['complete', 'run_failed', 'run_cancelled'] as const satisfies readonly FlexEventType[];
+export const TERMINAL_EVENT_TYPES = [
+  'complete',
+  'run_failed',
+  'run_cancelled',
+] as const satisfies readonly FlexEventType[];
 
 /** Run events that stay between services and are not streamed to clients. */
 export const INTERNAL_EVENT_TYPES = ['plan_drafted'] as const satisfies readonly FlexEventType[];

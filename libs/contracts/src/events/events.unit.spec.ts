@@ -55,7 +55,12 @@ const SAMPLES: { [T in FlexEventType]: EventPayloadInput<T> } = {
   custom_event: { event: 'qa_low', payload: { score: 0.4 }, policyId: 'low_quality' },
   complete: { output: { copyVariants: [] }, planVersion: 2, satisfactionScore: 1, observedSatisfaction: 0.5 },
   run_failed: { code: 'plan_rejected', reason: 'no acceptable plan after 3 attempts', diagnostics: rejected as never, registry },
-  run_cancelled: { cancelledBy: 'token:abc', reason: 'no longer needed', from: 'awaiting_hitl', closedHitlRequests: ['hitl-1'] },
+  run_cancelled: {
+    cancelledBy: 'token:abc',
+    reason: 'no longer needed',
+    from: 'awaiting_hitl',
+    closedHitlRequests: ['hitl-1'],
+  },
   log: { level: 'info', message: 'hello', data: { n: 1 } },
   capability_registered: { registration: registration as never, instanceId: 'writer-1', registeredAt: '2025-03-02T10:00:00.000Z' },
   capability_status_changed: { capabilityId: 'writer.en', instanceId: 'writer-1', status: 'inactive', reason: 'heartbeat missed' },

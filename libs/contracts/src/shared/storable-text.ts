@@ -21,7 +21,8 @@ export interface UnstorableText {
 export function unstorableTextReason(text: string): string | undefined {
   const found = UNSTORABLE.exec(text);
   if (!found) return undefined;
-  const what = found[0] === '\u0000' ? 'U+0000 (a NUL character)' : 'an unpaired UTF-16 surrogate (a cut emoji?)';
+  const what =
+    found[0] === '\u0000' ? 'U+0000 (a NUL character)' : 'an unpaired UTF-16 surrogate (a cut emoji?)';
   return `contains ${what} at index ${found.index}, which cannot be stored`;
 }
 
@@ -29,13 +30,19 @@ export function unstorableTextReason(text: string): string | undefined {
  * The first string (or object key) in `value` that cannot be stored, with its path, or
  * `undefined` when every one can. Pure and total: any value, any nesting.
  */
-export function findUnstorableText(value: unknown, path: PropertyKey[] = [], depth = 0): UnstorableText | undefined {
+export function findUnstorableText(
+  value: unknown,
+  path: PropertyKey[] = [],
+  depth = 0,
+): UnstorableText | undefined {
   if (typeof value === 'string') {
     const message = unstorableTextReason(value);
     return message === undefined ? undefined : { path, message };
   }
   if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return undefined;
-  const entries: Array<[PropertyKey, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
+  const entries: Array<[PropertyKey, unknown]> = Array.isArray(value)
+    ? value.map((v, i) => [i, v])
+    : Object.entries(value);
   for (const [key, child] of entries) {
     const keyReason = typeof key === 'string' ? unstorableTextReason(key) : undefined;
     if (keyReason !== undefined) return { path: [...path, key], message: `the key ${keyReason}` };
@@ -53,7 +60,13 @@ export function toStorableText(text: string): string {
 /** Adds a zod issue (code `unstorable_text`) at the first unstorable string of a parsed value. */
 export function checkStorableText(value: unknown, ctx: z.RefinementCtx): void {
   const found = findUnstorableText(value);
-  if (found) ctx.addIssue({ code: 'custom', path: found.path, message: found.message, params: { code: 'unstorable_text' } });
+  if (found)
+    ctx.addIssue({
+      code: 'custom',
+      path: found.path,
+      message: found.message,
+      params: { code: 'unstorable_text' },
+    });
 }
 
 /**
@@ -61,6 +74,7 @@ export function checkStorableText(value: unknown, ctx: z.RefinementCtx): void {
  * a key that is not shows with U+FFFD in place of what cannot be stored.
  */
 export function toJsonPointer(path: readonly PropertyKey[]): string {
-  const token = (segment: PropertyKey) => toStorableText(String(segment)).replace(/~/g, '~0').replace(/\//g, '~1');
+  const token = (segment: PropertyKey) =>
+    toStorableText(String(segment)).replace(/~/g, '~0').replace(/\//g, '~1');
   return path.map((segment) => `/${token(segment)}`).join('') || '/';
 }

@@ -20,8 +20,14 @@ describe('storable text (what Postgres jsonb accepts)', () => {
   });
 
   it('finds the first unstorable string or key, with its path', () => {
-    expect(findUnstorableText({ a: [1, 'ok', { b: `x${HIGH}` }] })).toEqual({ path: ['a', 2, 'b'], message: expect.stringMatching(/surrogate/) });
-    expect(findUnstorableText({ ['k\u0000']: 1 })).toEqual({ path: ['k\u0000'], message: expect.stringMatching(/^the key contains U\+0000/) });
+    expect(findUnstorableText({ a: [1, 'ok', { b: `x${HIGH}` }] })).toEqual({
+      path: ['a', 2, 'b'],
+      message: expect.stringMatching(/surrogate/),
+    });
+    expect(findUnstorableText({ ['k\u0000']: 1 })).toEqual({
+      path: ['k\u0000'],
+      message: expect.stringMatching(/^the key contains U\+0000/),
+    });
     expect(findUnstorableText({ a: [1, null, true, 'fine', { b: EMOJI }] })).toBeUndefined();
     expect(findUnstorableText('\u0000')).toEqual({ path: [], message: expect.any(String) });
   });
@@ -34,11 +40,26 @@ describe('storable text (what Postgres jsonb accepts)', () => {
   });
 
   it('request bodies refuse it with the path (a 400, not a failed append)', () => {
-    const resolve = HitlResolveRequestSchema.safeParse({ runId: 'r', requestId: 'h', decision: 'approve', payload: { copy: [`x${HIGH}`] } });
-    expect(resolve.error?.issues[0]).toMatchObject({ path: ['payload', 'copy', 0], params: { code: 'unstorable_text' } });
-    const note = HitlResolveRequestSchema.safeParse({ runId: 'r', requestId: 'h', decision: 'reject', note: 'no\u0000' });
+    const resolve = HitlResolveRequestSchema.safeParse({
+      runId: 'r',
+      requestId: 'h',
+      decision: 'approve',
+      payload: { copy: [`x${HIGH}`] },
+    });
+    expect(resolve.error?.issues[0]).toMatchObject({
+      path: ['payload', 'copy', 0],
+      params: { code: 'unstorable_text' },
+    });
+    const note = HitlResolveRequestSchema.safeParse({
+      runId: 'r',
+      requestId: 'h',
+      decision: 'reject',
+      note: 'no\u0000',
+    });
     expect(note.error?.issues[0].path).toEqual(['note']);
-    expect(CancelRunRequestSchema.safeParse({ reason: `stop ${LOW}` }).error?.issues[0].path).toEqual(['reason']);
+    expect(CancelRunRequestSchema.safeParse({ reason: `stop ${LOW}` }).error?.issues[0].path).toEqual([
+      'reason',
+    ]);
     expect(CancelRunRequestSchema.parse({ reason: `stop ${EMOJI}` })).toEqual({ reason: `stop ${EMOJI}` });
     expect(CancelRunRequestSchema.parse({})).toEqual({});
   });

@@ -24,12 +24,20 @@ export function decideCancel(state: RunState, command: CancelCommand): CancelDec
   if (state.status === 'none') return refuse('run_not_found', `no run ${command.runId}`);
   if (state.status === 'cancelled') return { ok: true, events: [], alreadyCancelled: true };
   if (state.status === 'completed' || state.status === 'failed') {
-    return refuse('run_already_ended', `run ${command.runId} has already ended (${state.status}); only a run still going can be cancelled`);
+    return refuse(
+      'run_already_ended',
+      `run ${command.runId} has already ended (${state.status}); only a run still going can be cancelled`,
+    );
   }
   const closedHitlRequests = Object.values(state.hitl)
     .filter((request) => request.status === 'pending')
     .map((request) => request.requestId);
-  const payload = { cancelledBy: command.by, from: state.status, closedHitlRequests, ...(command.reason ? { reason: command.reason } : {}) };
+  const payload = {
+    cancelledBy: command.by,
+    from: state.status,
+    closedHitlRequests,
+    ...(command.reason ? { reason: command.reason } : {}),
+  };
   return { ok: true, events: [{ type: 'run_cancelled', payload }], alreadyCancelled: false };
 }
 

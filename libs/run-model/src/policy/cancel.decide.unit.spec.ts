@@ -6,7 +6,10 @@ import { decideHitlResolve, decideResume } from './run-control.decide';
 import { decideCancel } from './cancel.decide';
 
 /** Events as the store would hold them on `streamId` (ids `<streamId>-e<n>` unless given). */
-function givenEvents(streamId: string, events: Array<{ type: string; payload: unknown; id?: string }>): StoredEvent[] {
+function givenEvents(
+  streamId: string,
+  events: Array<{ type: string; payload: unknown; id?: string }>,
+): StoredEvent[] {
   return events.map((e, i) => ({
     position: i + 1,
     id: e.id ?? `${streamId}-e${i + 1}`,
@@ -21,21 +24,43 @@ function givenEvents(streamId: string, events: Array<{ type: string; payload: un
 
 const plan: PlanGraph = {
   planVersion: 1,
-  nodes: [{ id: 'write', kind: 'execution', label: 'Write', capabilityId: 'W.write', inputFacets: [], outputFacets: ['copyVariants'] }],
+  nodes: [
+    {
+      id: 'write',
+      kind: 'execution',
+      label: 'Write',
+      capabilityId: 'W.write',
+      inputFacets: [],
+      outputFacets: ['copyVariants'],
+    },
+  ],
   edges: [],
   metadata: { plannerId: 't', plannerVersion: '1', determinism: 'full', inputHash: 'x'.repeat(64) },
 };
 const envelope = { objective: 'o', inputs: {}, outputContract: { schema: { type: 'object' } } };
-const start = { type: 'start', payload: { runId: 'r1', envelope, normalization: [], owner: { principal: 'p', role: 'client' } } };
+const start = {
+  type: 'start',
+  payload: { runId: 'r1', envelope, normalization: [], owner: { principal: 'p', role: 'client' } },
+};
 const requested = { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } };
 const diagnostics = { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] };
-const generated = { type: 'plan_generated', payload: { planVersion: 1, plan, nodes: [], diagnostics, planHash: 'h', metadata: plan.metadata } };
-const approval = { type: 'hitl_request', payload: { requestId: 'hitl-1', policyId: 'p', rationale: 'r', mode: 'approval' } };
+const generated = {
+  type: 'plan_generated',
+  payload: { planVersion: 1, plan, nodes: [], diagnostics, planHash: 'h', metadata: plan.metadata },
+};
+const approval = {
+  type: 'hitl_request',
+  payload: { requestId: 'hitl-1', policyId: 'p', rationale: 'r', mode: 'approval' },
+};
 const paused = { type: 'run_paused', payload: { reason: 'x', snapshot: {} } };
-const cancelled = { type: 'run_cancelled', payload: { cancelledBy: 'op', from: 'running', closedHitlRequests: [] } };
+const cancelled = {
+  type: 'run_cancelled',
+  payload: { cancelledBy: 'op', from: 'running', closedHitlRequests: [] },
+};
 
 type Given = { type: string; payload: unknown };
-const fold = (...events: Given[]): RunState => givenEvents('run-r1', events).reduce(evolveRun, initialRunState());
+const fold = (...events: Given[]): RunState =>
+  givenEvents('run-r1', events).reduce(evolveRun, initialRunState());
 const cancel = (state: RunState, reason?: string) => decideCancel(state, { runId: 'r1', by: 'op', reason });
 
 describe('decideCancel: given the run, when cancelled, then', () => {
@@ -48,7 +73,12 @@ describe('decideCancel: given the run, when cancelled, then', () => {
     expect(decision).toEqual({
       ok: true,
       alreadyCancelled: false,
-      events: [{ type: 'run_cancelled', payload: { cancelledBy: 'op', reason: 'not needed', from, closedHitlRequests: [] } }],
+      events: [
+        {
+          type: 'run_cancelled',
+          payload: { cancelledBy: 'op', reason: 'not needed', from, closedHitlRequests: [] },
+        },
+      ],
     });
     if (!decision.ok) return;
     expect(parseEventPayload('run_cancelled', decision.events[0].payload).ok).toBe(true);
@@ -60,7 +90,10 @@ describe('decideCancel: given the run, when cancelled, then', () => {
   it('a run waiting for a human (even paused): the pending request is closed with it, a later resolve is 409', () => {
     const waiting = fold(start, requested, generated, approval, paused);
     const decision = cancel(waiting);
-    expect(decision).toMatchObject({ ok: true, events: [{ payload: { from: 'paused', closedHitlRequests: ['hitl-1'] } }] });
+    expect(decision).toMatchObject({
+      ok: true,
+      events: [{ payload: { from: 'paused', closedHitlRequests: ['hitl-1'] } }],
+    });
     if (!decision.ok) return;
     expect(decision.events[0].payload).not.toHaveProperty('reason');
     const after = fold(start, requested, generated, approval, paused, ...decision.events);
@@ -70,7 +103,11 @@ describe('decideCancel: given the run, when cancelled, then', () => {
   });
 
   it('a cancelled run: nothing more (idempotent)', () => {
-    expect(cancel(fold(start, requested, generated, cancelled))).toEqual({ ok: true, events: [], alreadyCancelled: true });
+    expect(cancel(fold(start, requested, generated, cancelled))).toEqual({
+      ok: true,
+      events: [],
+      alreadyCancelled: true,
+    });
   });
 
   it.each<[string, Given]>([
@@ -78,10 +115,16 @@ describe('decideCancel: given the run, when cancelled, then', () => {
     ['failed', { type: 'run_failed', payload: { code: 'x', reason: 'y' } }],
   ])('a %s run: refused as already ended', (status, end) => {
     const decision = cancel(fold(start, requested, generated, end));
-    expect(decision).toEqual({ ok: false, refusal: { code: 'run_already_ended', message: expect.stringContaining(`(${status})`) } });
+    expect(decision).toEqual({
+      ok: false,
+      refusal: { code: 'run_already_ended', message: expect.stringContaining(`(${status})`) },
+    });
   });
 
   it('no run: not found', () => {
-    expect(cancel(initialRunState())).toEqual({ ok: false, refusal: { code: 'run_not_found', message: 'no run r1' } });
+    expect(cancel(initialRunState())).toEqual({
+      ok: false,
+      refusal: { code: 'run_not_found', message: 'no run r1' },
+    });
   });
 });

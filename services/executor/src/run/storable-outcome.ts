@@ -40,7 +40,11 @@ function cleanFailure(outcome: Failed): Failed {
   const clean = (issues?: OutputIssue[]) => issues?.map(cleanIssue);
   return {
     ...outcome,
-    error: { ...outcome.error, code: toStorableText(outcome.error.code), message: toStorableText(outcome.error.message) },
+    error: {
+      ...outcome.error,
+      code: toStorableText(outcome.error.code),
+      message: toStorableText(outcome.error.message),
+    },
     ...(outcome.outputErrors ? { outputErrors: clean(outcome.outputErrors) } : {}),
     ...(outcome.inputErrors ? { inputErrors: clean(outcome.inputErrors) } : {}),
   };

@@ -43,10 +43,18 @@ export class RunCancelController {
     const { reason } = parseBody(CancelRunRequestSchema, req.body);
     const streamId = await this.runs.assertVisible(req.principal, runId);
     const by = req.principal.id;
-    const appended = await runControlCommand(this.runtime, streamId, by, (state) => asOutcome(decideCancel(state, { runId, by, reason })));
+    const appended = await runControlCommand(this.runtime, streamId, by, (state) =>
+      asOutcome(decideCancel(state, { runId, by, reason })),
+    );
     if (appended.length) this.runtime.metrics.inc('flex.run.status', { status: 'cancelled' });
     const cancelled = appended.find((e) => e.type === 'run_cancelled') ?? (await this.storedCancel(streamId));
-    return { ok: true, runId, status: 'cancelled', alreadyCancelled: appended.length === 0, event: { id: cancelled.id, position: cancelled.position } };
+    return {
+      ok: true,
+      runId,
+      status: 'cancelled',
+      alreadyCancelled: appended.length === 0,
+      event: { id: cancelled.id, position: cancelled.position },
+    };
   }
 
   private async storedCancel(streamId: string): Promise<StoredEvent> {
@@ -64,6 +72,7 @@ function asOutcome(decision: CancelDecision): ControlOutcome {
 }
 
 function checkRunId(id: string): string {
-  if (!RUN_ID.test(id)) throw apiError(400, 'invalid_run_id', 'run ids are 1–100 letters, digits, _ or -', { path: 'id' });
+  if (!RUN_ID.test(id))
+    throw apiError(400, 'invalid_run_id', 'run ids are 1–100 letters, digits, _ or -', { path: 'id' });
   return id;
 }

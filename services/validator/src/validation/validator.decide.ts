@@ -50,7 +50,8 @@ export interface ValidationInput {
 export function decideValidation(state: ValidatorState | RunState, input: ValidationInput): DecidedEvent[] {
   const { run, replan } = 'run' in state ? state : { run: state, replan: undefined };
   // Any live run: a replan requested during a HITL wait or a pause must not leave its draft unproven.
-  if (run.status === 'none' || run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled') return [];
+  const ended = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled';
+  if (run.status === 'none' || ended) return [];
   if (run.pendingDraft?.eventId !== input.draftEventId) return [];
   const { draft } = input;
   const bundle = provePlan(draft.plan, run.envelope, input.active);

@@ -50,7 +50,10 @@ class PoisonHandler {
     const objective = (start?.payload as EventPayload<'start'> | undefined)?.envelope.objective ?? '';
     const marker = /\[poison: ([a-z_ ]+)\]/.exec(objective);
     if (marker && marker[1].split(' ').includes(event.type)) {
-      throw Object.assign(new Error(`poisoned ${event.type} of ${event.streamId}`), { code: 'poisoned', retryable: true });
+      throw Object.assign(new Error(`poisoned ${event.type} of ${event.streamId}`), {
+        code: 'poisoned',
+        retryable: true,
+      });
     }
   }
 }
@@ -58,14 +61,21 @@ class PoisonHandler {
 @Module({})
 class PoisonModule {
   static forRuntime(runtime: ServiceRuntime): DynamicModule {
-    return { module: PoisonModule, controllers: [PoisonHandler], providers: [{ provide: STORE, useValue: runtime }] };
+    return {
+      module: PoisonModule,
+      controllers: [PoisonHandler],
+      providers: [{ provide: STORE, useValue: runtime }],
+    };
   }
 }
 
 /** Starts the poison consumer on the runtime's bus, wired as every service is (`eventsTransport`). */
 export async function startPoisonConsumer(runtime: ServiceRuntime): Promise<INestMicroservice> {
   const strategy = eventsTransport(runtime, POISON_CONSUMER, 4);
-  const service = await NestFactory.createMicroservice(PoisonModule.forRuntime(runtime), { strategy, logger: false });
+  const service = await NestFactory.createMicroservice(PoisonModule.forRuntime(runtime), {
+    strategy,
+    logger: false,
+  });
   service.useGlobalFilters(new FlexEventErrorFilter());
   await service.listen();
   return service;

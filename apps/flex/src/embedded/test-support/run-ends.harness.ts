@@ -34,7 +34,11 @@ export async function startRunEndsFlex(env: Record<string, string> = {}): Promis
   const flex = await startEmbedded({ config, dataDir: null, agents: false });
   const events = (runId: string) => flex.runtime.store.readStream(`run-${runId}`);
   const waitForEvent = (runId: string, match: (e: StoredEvent) => boolean) =>
-    waitFor(async () => (await events(runId)).find(match), WAIT_MS, () => `no matching event on run ${runId}`);
+    waitFor(
+      async () => (await events(runId)).find(match),
+      WAIT_MS,
+      () => `no matching event on run ${runId}`,
+    );
   return {
     flex,
     client: new FlexClient(flex.url, 'ends-client'),
@@ -54,9 +58,14 @@ export function envelopeWithPolicies(runtime: unknown[] = []): Record<string, un
 }
 
 /** A policy that holds the run for an operator right after the plan is accepted. */
-export const REVIEW = { id: 'review', trigger: { kind: 'onStart' }, action: { type: 'hitl', rationale: 'look first' } };
+export const REVIEW = {
+  id: 'review',
+  trigger: { kind: 'onStart' },
+  action: { type: 'hitl', rationale: 'look first' },
+};
 
-export const isTerminalEvent = (e: { type: string }) => (TERMINAL_EVENT_TYPES as readonly string[]).includes(e.type);
+export const isTerminalEvent = (e: { type: string }) =>
+  (TERMINAL_EVENT_TYPES as readonly string[]).includes(e.type);
 
 /** A promise with its resolve, for tests that say when something may go on. */
 interface Latch {
@@ -124,9 +133,14 @@ export class HeldWriter {
  * The reference agents on the embedded messaging, with `writer` in place of the reference writer
  * when given; resolves once all are registered, with what stops them.
  */
-export async function startAgents(flex: EmbeddedFlex, writer?: AgentDefinition): Promise<() => Promise<void>> {
+export async function startAgents(
+  flex: EmbeddedFlex,
+  writer?: AgentDefinition,
+): Promise<() => Promise<void>> {
   const opts = { messaging: flex.runtime.messaging, prefix: flex.runtime.prefix };
-  const others = referenceAgents.map((a) => a.registration.capabilityId).filter((id) => !writer || id !== WRITER);
+  const others = referenceAgents
+    .map((a) => a.registration.capabilityId)
+    .filter((id) => !writer || id !== WRITER);
   const reference = await startReferenceAgents({ ...opts, only: others });
   const handles: AgentHandle[] = writer ? [await startAgent(writer, opts)] : [];
   await Promise.all([reference.ready, ...handles.map((h) => h.ready)]);
@@ -142,5 +156,9 @@ export async function startAgents(flex: EmbeddedFlex, writer?: AgentDefinition):
  */
 export async function executorSettled(flex: EmbeddedFlex, position: number): Promise<void> {
   const db = flex.runtime.database.db;
-  await waitFor(async () => (await loadCheckpoint(db, 'bus:executor')).position >= position, WAIT_MS, () => `executor not past ${position}`);
+  await waitFor(
+    async () => (await loadCheckpoint(db, 'bus:executor')).position >= position,
+    WAIT_MS,
+    () => `executor not past ${position}`,
+  );
 }
