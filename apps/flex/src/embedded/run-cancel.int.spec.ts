@@ -83,6 +83,31 @@ describe('cancelling a run (embedded, HTTP and SSE)', () => {
     expect(atCancel[atCancel.length - 1].type).toBe('run_cancelled');
   }, 90_000);
 
+  it('a timer due after the cancel (the run deadline) does nothing', async () => {
+    const deadline = {
+      id: 'deadline',
+      trigger: { kind: 'onTimeout', ms: 1_500 },
+      action: { type: 'fail', message: 'late' },
+    };
+    const run = await h.client.start(envelopeWithPolicies([REVIEW, deadline]));
+    await h.waitForEvent(run.runId, (e) => e.type === 'hitl_request');
+    const res = await h.client.json('POST', cancelPath(run.runId));
+    expect(res.status).toBe(200);
+    const atCancel = await h.events(run.runId);
+    // The deadline is a delayed redelivery the executor holds: its checkpoint passes the cancel only
+    // once that redelivery has come (1.5 s after the start) and been handled.
+    await executorSettled(h.flex, res.body.event.position);
+    const after = await h.events(run.runId);
+    expect(Date.now() - Date.parse(after[0].timestamp)).toBeGreaterThanOrEqual(1_500);
+    expect(after).toEqual(atCancel);
+    expect(
+      after
+        .filter((e) => e.type === 'policy_triggered')
+        .map((e) => (e.payload as { policyId: string }).policyId),
+    ).toEqual(['review']);
+    await ended(run);
+  }, 90_000);
+
   it('cancel a run waiting for a human: the request is closed with it, and a later resolve is 409', async () => {
     const run = await h.client.start(envelopeWithPolicies([REVIEW]));
     await h.waitForEvent(run.runId, (e) => e.type === 'hitl_request');
