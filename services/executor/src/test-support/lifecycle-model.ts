@@ -1,0 +1,433 @@
+import type { CapabilityRegistration, PlanGraph, RuntimePolicy } from '@flex/contracts';
+import type { StoredEvent } from '@flex/event-store';
+import {
+  decideCancel, decideHitlResolve, decideManualTrigger, decideResume, evolveRun, initialRunState, isPlanned, isTerminal,
+  pendingHitlRequests, replanInFlight, type ControlOutcome, type RunLimits, type RunState,
+} from '@flex/run-model';
+import type { AdvanceDecision } from '../run/advance.decide';
+import { decideInvocation, type InvokeOutcome, type RetryPolicy } from '../run/invoke.decide';
+import { decideOnEvent, decideReaction, decideTimers } from '../run/run.decide';
+import { brief, envelopeWith, qaFindings, variants } from './run.fixtures';
+
+/** Strategy, then a writer and a rationale writer in parallel, then QA; a HITL fallback node stands by for the writer. */
+export const modelPlan: PlanGraph = {
+  planVersion: 1,
+  nodes: [
+    { id: 's', kind: 'structuring', label: 'Strategy', capabilityId: 'S.brief', inputFacets: ['objectiveBrief'], outputFacets: ['writerBrief'] },
+    { id: 'w', kind: 'execution', label: 'Writer', capabilityId: 'W.write', inputFacets: ['writerBrief'], outputFacets: ['copyVariants'] },
+    { id: 'r', kind: 'execution', label: 'Rationale', capabilityId: 'R.why', inputFacets: ['writerBrief'], outputFacets: ['strategicRationale'] },
+    { id: 'q', kind: 'validation', label: 'QA', capabilityId: 'Q.review', inputFacets: ['copyVariants'], outputFacets: ['qaFindings'] },
+    { id: 'fallback-w', kind: 'fallback', label: 'Operator', inputFacets: [], outputFacets: ['copyVariants'], fallbackFor: 'w' },
+  ],
+  edges: [
+    { from: 's', to: 'w' },
+    { from: 's', to: 'r' },
+    { from: 'w', to: 'q' },
+    { from: 'w', to: 'fallback-w' },
+  ],
+  metadata: { plannerId: 'model', plannerVersion: '1', determinism: 'full', inputHash: 'x'.repeat(64) },
+};
+
+const policy = (id: string, trigger: RuntimePolicy['trigger'], action: RuntimePolicy['action']): RuntimePolicy => ({ id, trigger, action });
+
+/** The run's runtime policies: an approval on the parallel branch, a QA replan, and what operators fire by hand. */
+export const modelPolicies: RuntimePolicy[] = [
+  policy('review', { kind: 'onNodeComplete', selector: { nodeId: 'r' } }, { type: 'hitl', rationale: 'check the rationale' }),
+  policy('low_qa', { kind: 'onNodeComplete', selector: { nodeId: 'q' }, condition: { '<': [{ var: 'qaFindings.overallScore' }, 0.5] } }, { type: 'replan' }),
+  policy('hold', { kind: 'manual' }, { type: 'pause', reason: 'operator hold' }),
+  policy('rethink', { kind: 'manual' }, { type: 'replan' }),
+  policy('ask', { kind: 'manual' }, { type: 'hitl', rationale: 'operator asks' }),
+  policy('gate', { kind: 'manual' }, { type: 'hitl', approveAction: { type: 'replan' }, rejectAction: { type: 'pause', reason: 'rejected gate' } }),
+];
+
+const registration = (capabilityId: string, inputs: string[], outputs: string[]): CapabilityRegistration => ({
+  capabilityId, agentType: 'ai', version: '1', displayName: capabilityId, summary: capabilityId, inputContract: inputs, outputContract: outputs,
+});
+
+/** What the registry answers: a drop-in writer, and one that needs other inputs (so a failure may replan). */
+export const modelRegistry: CapabilityRegistration[] = [
+  registration('W.alt', ['writerBrief'], ['copyVariants']),
+  registration('W.other', ['objectiveBrief'], ['copyVariants']),
+];
+
+export type AgentOutcome = 'ok' | 'low' | 'fail' | 'fatal' | 'timeout' | 'invalid';
+
+/** The executor's event handlers, as `@EventPattern`s in ExecutorHandler. */
+const EXECUTOR_EVENTS = new Set(['plan_generated', 'plan_updated', 'node_complete', 'node_error', 'validation_error', 'hitl_resolved', 'run_resumed', 'node_start']);
+const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+const accepted = { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] };
+const rejected = { status: 'rejected', satisfactionScore: 0, failures: [], warnings: [], infos: [] };
+
+interface Decided {
+  type: string;
+  payload: unknown;
+}
+
+type Append = { appended: StoredEvent[]; duplicate: boolean; conflict: boolean };
+
+/**
+ * Flex in memory around the real pure code: the store (versions, idempotency keys, optimistic
+ * concurrency), the executor's reactions (`decideReaction`, `decideInvocation` and the adapter's
+ * rules: a duplicate delivery, a wait held by a delayed redelivery), the gateway's commands
+ * (`decideHitlResolve`, `decideResume`, `decideManualTrigger`, `decideCancel`), agents, timers,
+ * and a planner and validator that answer with {@link modelPlan}. `live` is evolved event by event
+ * as the events are appended; the invariants are checked on every append and after every step.
+ */
+export class LifecycleSystem {
+  readonly events: StoredEvent[] = [];
+  live: RunState = initialRunState();
+  /** Agent calls in flight: the `node_start` delivery that made each. */
+  invocations: StoredEvent[] = [];
+  /** Deliveries held back by a delayed nak (retry backoff). */
+  timers: Array<{ event: StoredEvent; dueAt: number }> = [];
+  private readonly keys = new Set<string>();
+  /** `hitl_resolved` events appended while the run was paused: the executor may decide nothing on them. */
+  private readonly decidedWhilePaused = new Set<string>();
+  private readonly queue: StoredEvent[] = [];
+  private now = T0;
+  private seq = 0;
+
+  constructor(
+    private readonly limits: RunLimits = { maxReplans: 2, maxHitlRequests: 4 },
+    private readonly retry: RetryPolicy = { maxAttempts: 2, backoffMs: () => 500 },
+  ) {
+    const envelope = envelopeWith(modelPolicies);
+    const owner = { principal: 'tok_client', role: 'client' };
+    this.append([{ type: 'start', payload: { runId: 'r1', envelope, normalization: [], owner } }, planRequest(1, 'initial')]);
+    // The first plan is accepted: the interleavings worth exploring happen once a run has one.
+    this.planStep(true);
+  }
+
+  // ---- the store -------------------------------------------------------------------------------
+
+  private append(decided: readonly Decided[], key?: string, expectedVersion?: number): Append {
+    if (decided.length === 0) return { appended: [], duplicate: false, conflict: false };
+    if (expectedVersion !== undefined && expectedVersion !== this.events.length) return { appended: [], duplicate: false, conflict: true };
+    if (key !== undefined && this.keys.has(key)) return { appended: [], duplicate: true, conflict: false };
+    if (key !== undefined) this.keys.add(key);
+    if (key !== undefined && this.decidedWhilePaused.has(key.replace('executor:advance:', ''))) {
+      throw new Error(`a decision made while paused took effect before the resume: ${decided.map((d) => d.type).join(', ')}`);
+    }
+    const appended = decided.map((d) => this.store(d));
+    return { appended, duplicate: false, conflict: false };
+  }
+
+  private store(d: Decided): StoredEvent {
+    const version = this.events.length + 1;
+    const event: StoredEvent = {
+      position: version, id: `e${version}`, streamId: 'run-r1', version, type: d.type, payload: d.payload,
+      metadata: { correlationId: 'corr-1' }, timestamp: new Date(this.now).toISOString(),
+    };
+    checkAppend(this.live, event);
+    const before = this.live;
+    this.live = evolveRun(this.live, event);
+    checkTransition(before, this.live, event, this.events[this.events.length - 1]?.type);
+    if (event.type === 'hitl_resolved' && before.status === 'paused') this.decidedWhilePaused.add(event.id);
+    this.events.push(event);
+    if (EXECUTOR_EVENTS.has(event.type)) this.queue.push(event);
+    return event;
+  }
+
+  /** A gateway command: decide on the state the store holds, append with its version; a refusal appends what it records. */
+  private command(decide: (s: RunState) => ControlOutcome): ControlOutcome {
+    const outcome = decide(this.live);
+    this.append(outcome.ok ? outcome.events : (outcome.events ?? []), undefined, this.events.length);
+    return outcome;
+  }
+
+  // ---- the executor ----------------------------------------------------------------------------
+
+  /** Deliver everything queued to the executor, in order, until nothing is left. */
+  settle(): void {
+    for (let event = this.queue.shift(); event; event = this.queue.shift()) this.deliver(event);
+  }
+
+  private deliver(event: StoredEvent): void {
+    if (event.type === 'node_start') return this.invoke(event);
+    const now = new Date(this.now);
+    const options = (fallbacks?: readonly CapabilityRegistration[]) => ({ limits: this.limits, retry: this.retry, fallbacks });
+    let outcome = this.decide(`executor:advance:${event.id}`, (s, f) => decideReaction(s, event, now, options(f)));
+    if (outcome.duplicate) outcome = this.decide(undefined, (s, f) => decideOnEvent(s, [], now, options(f)));
+    const wake = outcome.decision?.wakeInMs;
+    if (wake !== undefined) this.timers.push({ event, dueAt: this.now + Math.max(wake, 10) });
+    if (event.type === 'plan_generated') this.append(decideTimers(this.live, now, this.limits).events);
+  }
+
+  /** As ExecutorHandler.run: decide; when the registry's view is needed, decide again with it. */
+  private decide(key: string | undefined, decide: (s: RunState, f?: readonly CapabilityRegistration[]) => AdvanceDecision) {
+    let decision = decide(this.live);
+    let result = this.append(decision.events, key);
+    if (result.appended.length === 0 && !result.duplicate && decision.needsFallbacks) {
+      decision = decide(this.live, modelRegistry);
+      result = this.append(decision.events, key);
+    }
+    return { decision, duplicate: result.duplicate };
+  }
+
+  /** `node_start`: the attempt still live and on an agent → the agent is called (its answer comes later). */
+  private invoke(start: StoredEvent): void {
+    const s = this.live;
+    const p = start.payload as { nodeId: string; attempt: number; capabilityId?: string };
+    if (!isPlanned(s) || !p.capabilityId) return;
+    const node = s.nodes[p.nodeId];
+    if (node?.status !== 'running' || node.attempt !== p.attempt) return;
+    this.invocations.push(start);
+  }
+
+  // ---- the outside world -----------------------------------------------------------------------
+
+  agentAnswers(index: number, outcome: AgentOutcome): void {
+    if (this.invocations.length === 0) return;
+    const [start] = this.invocations.splice(index % this.invocations.length, 1);
+    const p = start.payload as { nodeId: string; attempt: number };
+    this.tick();
+    const answer = agentOutcome(p.nodeId, outcome);
+    this.append(decideInvocation(this.live, p.nodeId, p.attempt, answer, this.retry), `executor:invoke:${start.id}`);
+    this.settle();
+  }
+
+  timerFires(): void {
+    const next = [...this.timers].sort((a, b) => a.dueAt - b.dueAt)[0];
+    if (!next) return;
+    this.timers.splice(this.timers.indexOf(next), 1);
+    this.now = Math.max(this.now, next.dueAt);
+    this.deliver(next.event);
+    this.settle();
+  }
+
+  resolve(index: number, decision: 'approve' | 'reject' | 'bad'): ControlOutcome | undefined {
+    const pending = pendingHitlRequests(this.live);
+    if (pending.length === 0 || this.live.status === 'none') return undefined;
+    const requestId = pending[index % pending.length];
+    const nodeOutput = this.live.hitl[requestId].mode === 'node_output';
+    const payload = nodeOutput ? (decision === 'bad' ? { copyVariants: 'nope' } : { copyVariants: variants }) : undefined;
+    const errors = decision === 'bad' && nodeOutput ? [{ path: '/copyVariants', message: 'must be array' }] : [];
+    const request = { runId: 'r1', requestId, decision: decision === 'reject' ? ('reject' as const) : ('approve' as const), ...(payload ? { payload } : {}) };
+    this.tick();
+    const outcome = this.command((s) => decideHitlResolve(s, request, 'op', errors));
+    this.settle();
+    return outcome;
+  }
+
+  trigger(policyId: string): ControlOutcome {
+    this.tick();
+    const outcome = this.command((s) => decideManualTrigger(s, 'r1', policyId, new Date(this.now), this.limits));
+    this.settle();
+    return outcome;
+  }
+
+  resume(): ControlOutcome {
+    this.tick();
+    const planVersion = this.live.status === 'none' ? 0 : this.live.planVersion;
+    const outcome = this.command((s) => decideResume(s, 'r1', planVersion, 'op'));
+    this.settle();
+    return outcome;
+  }
+
+  /** Two resumes decided on the same state: the first appends; the second conflicts, decides again and is refused. */
+  concurrentResumes(): ControlOutcome[] {
+    this.tick();
+    const seen = this.live;
+    const version = this.events.length;
+    const planVersion = seen.status === 'none' ? 0 : seen.planVersion;
+    const outcomes: ControlOutcome[] = [];
+    for (let i = 0; i < 2; i++) {
+      let outcome = decideResume(seen, 'r1', planVersion, `op${i}`);
+      if (outcome.ok && this.append(outcome.events, undefined, version).conflict) outcome = this.command((s) => decideResume(s, 'r1', planVersion, `op${i}`));
+      outcomes.push(outcome);
+    }
+    this.settle();
+    return outcomes;
+  }
+
+  cancel(): void {
+    this.tick();
+    const decision = decideCancel(this.live, { runId: 'r1', by: 'op' });
+    if (decision.ok) this.append(decision.events, undefined, this.events.length);
+    this.settle();
+  }
+
+  /** The planner drafts for the pending request, then the validator accepts or rejects the draft. */
+  planStep(accept: boolean): void {
+    const s = this.live;
+    if (s.status === 'none' || isTerminal(s)) return;
+    this.tick();
+    const request = s.pendingPlanRequest;
+    if (request) this.append([this.draftFor(request)], `planner:${request.eventId}`);
+    const after = this.live;
+    const draft = after.status === 'none' || isTerminal(after) ? undefined : after.pendingDraft;
+    if (draft) this.append(this.validate(after, draft.attempt, accept), `validator:${draft.eventId}`);
+    this.settle();
+  }
+
+  private draftFor(request: { attempt: number; reason: string }): Decided {
+    const replans = this.events.filter((e) => e.type === 'plan_requested' && (e.payload as { reason: string }).reason === 'replan').length;
+    if (request.reason === 'replan' && replans > this.limits.maxReplans) {
+      return { type: 'run_failed', payload: { code: 'replan_limit', reason: `replan ${replans} is past the limit` } };
+    }
+    return { type: 'plan_drafted', payload: { attempt: request.attempt, plan: modelPlan, planHash: 'h'.repeat(64) } };
+  }
+
+  private validate(run: RunState, attempt: number, accept: boolean): Decided[] {
+    if (run.status === 'none') return [];
+    const version = run.planVersion + 1;
+    const plan = { ...modelPlan, planVersion: version };
+    const common = { plan, nodes: [], planHash: 'h'.repeat(64), diagnostics: accepted };
+    if (accept && run.planVersion > 0) return [{ type: 'plan_updated', payload: { previousVersion: run.planVersion, version, trigger: {}, ...common } }];
+    if (accept) return [{ type: 'plan_generated', payload: { planVersion: version, metadata: plan.metadata, ...common } }];
+    const refused = { type: 'plan_rejected', payload: { attempt, planHash: 'h'.repeat(64), diagnostics: rejected } };
+    if (attempt >= 3) return [refused, { type: 'run_failed', payload: { code: 'plan_rejected', reason: 'no valid plan' } }];
+    return [refused, planRequest(attempt + 1, run.planVersion > 0 ? 'replan' : 'rejected')];
+  }
+
+  /** Redeliver any stored event the executor handles, as a bus may. */
+  duplicate(index: number): void {
+    const handled = this.events.filter((e) => EXECUTOR_EVENTS.has(e.type));
+    if (handled.length === 0) return;
+    this.deliver(handled[index % handled.length]);
+    this.settle();
+  }
+
+  /**
+   * The process dies and comes back: the state is folded from the stored events (it must equal the
+   * live one), agent calls in flight are lost and their `node_start` deliveries come again; held
+   * deliveries (timers) and undelivered events are the bus's, and survive.
+   */
+  restart(): void {
+    const rebuilt = this.events.reduce(evolveRun, initialRunState());
+    expect(rebuilt).toEqual(this.live);
+    this.live = rebuilt;
+    const lost = this.invocations.splice(0);
+    for (const start of lost) this.deliver(start);
+    this.settle();
+  }
+
+  private tick(): void {
+    this.now += 1_000 + (this.seq++ % 7) * 100;
+  }
+
+  // ---- what must hold --------------------------------------------------------------------------
+
+  /** After every step: something will move a run that has not ended; the fold of the store is the live state. */
+  checkMoving(): void {
+    const s = this.live;
+    if (s.status === 'none') throw new Error('the run vanished');
+    if (isTerminal(s)) return;
+    const reasons = whatMoves(s, this.invocations, this.timers.length);
+    if (reasons.length === 0) throw new Error(`run ${s.status} with nothing to move it: ${JSON.stringify(s.nodes)}`);
+    for (const [id, node] of Object.entries(s.nodes)) {
+      const plannedNode = s.plan?.nodes.find((n) => n.id === id);
+      if (node.status === 'running' && plannedNode?.capabilityId && !this.invocations.some((i) => sameAttempt(i, id, node.attempt))) {
+        throw new Error(`${id} attempt ${node.attempt} is running with no agent call in flight`);
+      }
+      if (node.status === 'awaiting_hitl' && !(node.hitlRequestId && s.hitl[node.hitlRequestId]?.status !== 'resolved')) {
+        throw new Error(`${id} waits for an operator no request asks`);
+      }
+    }
+    if (s.status === 'running' && s.deferredReplan) throw new Error('a running run holds a deferred replan');
+    const pending = pendingHitlRequests(s);
+    if (s.status === 'running' && pending.length) throw new Error(`running with HITL request(s) ${pending.join(', ')} pending`);
+    if (s.status === 'awaiting_hitl' && pending.length === 0) throw new Error('awaiting_hitl with no request pending');
+  }
+
+  /** Play a helpful world until the run ends: agents answer, operators approve and resume, the planner plans. */
+  drive(maxSteps = 400): void {
+    for (let step = 0; step < maxSteps; step++) {
+      const s = this.live;
+      if (s.status === 'none' || isTerminal(s)) return;
+      if (s.status === 'paused') this.resume();
+      else if (pendingHitlRequests(s).length) this.resolve(0, 'approve');
+      else if (s.pendingPlanRequest || s.pendingDraft) this.planStep(true);
+      else if (this.invocations.length) this.agentAnswers(0, 'ok');
+      else if (this.timers.length) this.timerFires();
+      else throw new Error(`stuck: ${s.status} ${JSON.stringify(s.nodes)}`);
+      this.checkMoving();
+    }
+    throw new Error(`the run did not end in ${maxSteps} steps`);
+  }
+
+  /** What must hold of the whole stream once a sequence is over. */
+  checkStream(): void {
+    const terminal = this.events.filter((e) => e.type === 'complete' || e.type === 'run_failed' || e.type === 'run_cancelled');
+    expect(terminal.length).toBeLessThanOrEqual(1);
+    if (terminal.length) expect(this.events[this.events.length - 1]).toBe(terminal[0]);
+    expect(this.events.reduce(evolveRun, initialRunState())).toEqual(this.live);
+  }
+}
+
+function planRequest(attempt: number, reason: string): Decided {
+  return { type: 'plan_requested', payload: { attempt, reason, policyKeys: [] } };
+}
+
+const sameAttempt = (start: StoredEvent, nodeId: string, attempt: number) => {
+  const p = start.payload as { nodeId: string; attempt: number };
+  return p.nodeId === nodeId && p.attempt === attempt;
+};
+
+/** Every append: nothing after the end, no completed node started again, never `complete` with a request pending. */
+function checkAppend(state: RunState, event: StoredEvent): void {
+  if (state.status === 'none') return;
+  if (isTerminal(state)) throw new Error(`${event.type} appended after the run ended (${state.status})`);
+  if (event.type === 'complete' && pendingHitlRequests(state).length) throw new Error(`complete with HITL request(s) pending: ${pendingHitlRequests(state).join(', ')}`);
+  if (event.type === 'node_start') {
+    const { nodeId } = event.payload as { nodeId: string };
+    if (state.nodes[nodeId]?.status === 'completed') throw new Error(`completed node ${nodeId} started again`);
+    if (state.status !== 'running') throw new Error(`${nodeId} started while the run is ${state.status}`);
+    const waiting = pendingHitlRequests(state);
+    if (waiting.length) throw new Error(`${nodeId} started while HITL request(s) ${waiting.join(', ')} are pending`);
+  }
+}
+
+/** Only a resume ends a pause (or the end of the run); a replan waits for pending HITL decisions. */
+function checkTransition(before: RunState, after: RunState, event: StoredEvent, previous?: string): void {
+  const ended = isTerminal(after);
+  if (before.status === 'paused' && after.status !== 'paused' && !ended && event.type !== 'run_resumed') {
+    throw new Error(`${event.type} took the run out of its pause (now ${after.status})`);
+  }
+  const replan = event.type === 'plan_requested' && (event.payload as { reason: string }).reason === 'replan';
+  // A draft refused and asked again (after `plan_rejected`) is the replan already in flight.
+  if (replan && previous !== 'plan_rejected' && pendingHitlRequests(before).length) {
+    throw new Error(`a replan was asked while HITL request(s) ${pendingHitlRequests(before).join(', ')} are pending`);
+  }
+}
+
+function whatMoves(s: Exclude<RunState, { status: 'none' }>, invocations: readonly StoredEvent[], timers: number): string[] {
+  const reasons: string[] = [];
+  if (s.status === 'paused') reasons.push('a resume');
+  if (pendingHitlRequests(s).length) reasons.push('an operator');
+  if (s.pendingPlanRequest || s.pendingDraft) reasons.push('the planner');
+  if (invocations.length) reasons.push('an agent');
+  if (timers) reasons.push('a timer');
+  if (isPlanned(s) && replanInFlight(s)) reasons.push('a replan');
+  return reasons;
+}
+
+function agentOutcome(nodeId: string, outcome: AgentOutcome): InvokeOutcome {
+  const failure = (code: string, retryable: boolean): InvokeOutcome => ({ ok: false, durationMs: 5, error: { code, message: `${nodeId}: ${code}`, retryable } });
+  switch (outcome) {
+    case 'fail':
+      return failure('agent_error', true);
+    case 'fatal':
+      return failure('agent_refused', false);
+    case 'timeout':
+      return failure('timeout', true);
+    case 'invalid':
+      return { ...failure('invalid_output', true), outputErrors: [{ path: '/', message: 'output must be an object' }] } as InvokeOutcome;
+    case 'ok':
+    case 'low':
+      return { ok: true, durationMs: 5, output: outputOf(nodeId, outcome === 'low' ? 0.3 : 0.9) };
+  }
+}
+
+function outputOf(nodeId: string, score: number): Record<string, unknown> {
+  switch (nodeId) {
+    case 's':
+      return brief;
+    case 'w':
+      return { copyVariants: variants };
+    case 'r':
+      return { strategicRationale: 'Two angles, one message.' };
+    default:
+      return qaFindings(score);
+  }
+}
