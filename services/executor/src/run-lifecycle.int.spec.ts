@@ -4,7 +4,7 @@ import type { FlexClient } from '@flex/testing';
 import type { EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
 import { envelopeWithPolicies, openRun, runEvents, startFlex, startTestAgents, waitForEvent } from './test-support/embedded-run';
 import {
-  executorSettled, expectEndedOnce, indexOf, payloads, resolve, resume, trigger, types, waitForEnd, waitForEvents,
+  executorSettled, expectEndedOnce, indexOf, payloads, resolve, resume, trigger, types, waitForEnd,
 } from './test-support/lifecycle';
 
 const WRITER = contentGeneratorAgent.registration.capabilityId;
@@ -90,7 +90,7 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
 
   it('silent hang: paused during a HITL wait, approved while paused, resumed: the approval takes effect on resume and the run completes', async () => {
     const runId = await pausedWhileWaiting();
-    await resolve(operator, runId, 'hitl-1', 'approve');
+    expect(await resolve(operator, runId, 'hitl-1', 'approve')).toMatchObject({ ok: true, takesEffect: 'on_resume' });
     const decided = await waitForEvent(flex, runId, (e) => e.type === 'hitl_resolved');
     await executorSettled(flex, decided.position);
     expect(types(await runEvents(flex, runId))).not.toContain('node_start');
@@ -133,7 +133,7 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
     expect(types(before)).not.toContain('node_start');
     expect(await status(run.runId)).toBe('awaiting_hitl');
 
-    await resolve(operator, run.runId, 'hitl-1', 'approve');
+    expect(await resolve(operator, run.runId, 'hitl-1', 'approve')).toMatchObject({ ok: true, takesEffect: 'now' });
     const frames = await run.frames;
     expect(frames[frames.length - 1].type).toBe('complete');
     const events = await waitForEnd(flex, run.runId);

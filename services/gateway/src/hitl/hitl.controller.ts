@@ -11,8 +11,9 @@ export class HitlController {
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
 
   /**
-   * Record an operator's decision (`hitl_resolved`); the executor runs the follow-up. Resolving twice
-   * is 409; a node-output payload that breaks the node's output contract is a 400 recorded as
+   * Record an operator's decision (`hitl_resolved`); the executor runs the follow-up, at once, or
+   * on `run.resume` when the run is paused (`takesEffect: 'on_resume'`). Resolving twice is 409; a
+   * node-output payload that breaks the node's output contract is a 400 recorded as
    * `validation_error`, and the request stays open.
    */
   @Post('resolve')
@@ -20,10 +21,13 @@ export class HitlController {
   @Roles('operator')
   async resolve(@Req() req: AuthedRequest) {
     const request = parseBody(HitlResolveRequestSchema, req.body);
-    const appended = await runControlCommand(this.runtime, runStreamId(request.runId), req.principal.id, (state) =>
-      decideHitlResolve(state, request, req.principal.id, outputErrors(state, request.requestId, request.payload)),
-    );
-    return { ok: true, runId: request.runId, requestId: request.requestId, decision: request.decision, position: appended[0]?.position };
+    let paused = false;
+    const appended = await runControlCommand(this.runtime, runStreamId(request.runId), req.principal.id, (state) => {
+      paused = state.status === 'paused';
+      return decideHitlResolve(state, request, req.principal.id, outputErrors(state, request.requestId, request.payload));
+    });
+    const takesEffect = paused ? 'on_resume' : 'now';
+    return { ok: true, runId: request.runId, requestId: request.requestId, decision: request.decision, takesEffect, position: appended[0]?.position };
   }
 }
 
