@@ -3,7 +3,7 @@ import { registrySubjects, NatsMessaging } from '@flex/bus';
 import { activeRegistrations, fetchCapabilitySnapshot } from '@flex/runtime';
 import { natsTestUrl, startNodeProcess, testPrefix, waitFor, type ManagedProcess } from '@flex/testing';
 import type { RegistryCapabilityView, RegistrySnapshot } from '../services/registry/src/capability/capability.view';
-import { startRegistryHarness, type RegistryHarness } from '../services/registry/src/test-support/registry-harness';
+import { startRegistryHarness, type RegistryHarness } from './integration/registry-harness';
 
 const prefix = testPrefix('registry_e2e');
 const STRATEGY = 'StrategyManagerAgent.briefing';

@@ -1,4 +1,5 @@
 import { boundsAt, defineAgent, effectiveOutputSchema, fitToSchema, type AgentInvocationContext, type Bounds, type SchemaView } from '@flex/agent-sdk';
+import { COPYWRITER_LINKEDIN_VARIANTS } from '@flex/contracts';
 import { breaksConstraint } from './claims';
 import { readBrief, type BriefFacts } from './brief-reader';
 import type { AudienceProfile, CopyVariant, PlanKnobs, ToneOfVoice, WriterBrief } from './facet-values';
@@ -155,18 +156,7 @@ function clamp(n: number, min: number, max: number): number {
 }
 
 export const contentGeneratorAgent = defineAgent({
-  registration: {
-    capabilityId: 'ContentGeneratorAgent.linkedinVariants',
-    version: '2025.11.1',
-    displayName: 'Copywriter – LinkedIn Variants',
-    summary: 'Generates 1–5 LinkedIn-ready variants with platform optimisations.',
-    inputTraits: { languages: ['en'], formats: ['linkedin_post'], strengths: ['brand_voice_alignment', 'cta_generation', 'variant_directions'], limitations: ['no_paid_ads_claims'] },
-    inputContract: ['writerBrief', 'planKnobs', 'toneOfVoice', 'audienceProfile'],
-    outputContract: ['copyVariants'],
-    cost: { tier: 'standard', estimatedTokens: 0, costCents: 0 },
-    heartbeat: { intervalSeconds: 15, timeoutSeconds: 45 },
-    metadata: { owner: 'flex-reference', deterministic: true },
-  },
+  registration: COPYWRITER_LINKEDIN_VARIANTS,
   handle: async (invocation, ctx) => {
     const inputs = invocation.inputs as Partial<VariantInputs>;
     const writerBrief = inputs.writerBrief ?? { angle: invocation.context.objective, keyPoints: [invocation.context.objective], constraints: [] };

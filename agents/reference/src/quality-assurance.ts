@@ -1,4 +1,5 @@
 import { defineAgent, effectiveOutputSchema, fitToSchema, truncateCodePoints } from '@flex/agent-sdk';
+import { QA_CONTENT_REVIEW } from '@flex/contracts';
 import type { CopyVariant, QaCheck, QaFindings, QaIssue, QaRubric, Recommendation, Severity, WriterBrief } from './facet-values';
 import { CHECKS, type Problem } from './qa-checks';
 
@@ -94,18 +95,7 @@ function round(n: number): number {
 }
 
 export const qualityAssuranceAgent = defineAgent({
-  registration: {
-    capabilityId: 'QualityAssuranceAgent.contentReview',
-    version: '2025.11.1',
-    displayName: 'Quality Assurance',
-    summary: 'Scores drafts for readability, clarity, objective fit, and policy risk; normalises recommendations.',
-    inputTraits: { languages: ['en'], formats: ['linkedin_post'], strengths: ['readability_scoring', 'policy_risk_detection', 'recommendations'] },
-    inputContract: ['copyVariants', 'writerBrief', 'qaRubric'],
-    outputContract: ['qaFindings', 'recommendationSet'],
-    cost: { tier: 'economy', estimatedTokens: 0, costCents: 0 },
-    heartbeat: { intervalSeconds: 15, timeoutSeconds: 45 },
-    metadata: { owner: 'flex-reference', deterministic: true },
-  },
+  registration: QA_CONTENT_REVIEW,
   handle: async (invocation, ctx) => {
     const inputs = invocation.inputs as Partial<ReviewInputs>;
     ctx.reportUsage({ tokens: 0, costCents: 0, model: 'deterministic' });

@@ -20,7 +20,7 @@ const ladder: CopyVariant[][] = [
     ...v,
     body: `${v.body} We leverage a very robust, seamless and holistic paradigm to synergize cross-functional deliverables and basically utilize world-class methodologies across the organisation.`,
   })),
-  good.map((v) => ({
+  good.map(() => ({
     headline: 'Opportunities',
     body: 'We leverage a very robust, seamless and holistic paradigm in which interdisciplinary collaboration, organisational excellence and methodological sophistication consistently characterise our institutionalised approach to engineering, which fundamentally differentiates our employer value proposition in an increasingly competitive marketplace.',
     callToAction: 'Click here',

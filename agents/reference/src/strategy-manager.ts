@@ -1,4 +1,5 @@
 import { defineAgent, effectiveOutputSchema, fitToSchema, type AgentInvocationContext } from '@flex/agent-sdk';
+import { STRATEGY_BRIEFING } from '@flex/contracts';
 import { extractFacts, mergeFacts, type AssetFacts } from './asset-facts';
 import type { AssetBundle, AudienceProfile, ObjectiveBrief, PlanKnobs, StrategicRationale, ToneOfVoice, WriterBrief } from './facet-values';
 import { directionSentence, readInstructions, type ReadInstructions } from './instructions';
@@ -134,18 +135,7 @@ function clamp(n: number, min: number, max: number): number {
 }
 
 export const strategyManagerAgent = defineAgent({
-  registration: {
-    capabilityId: 'StrategyManagerAgent.briefing',
-    version: '2025.11.1',
-    displayName: 'Strategy Manager',
-    summary: 'Plans rationale, writer brief, and knob configuration with asset analysis support.',
-    inputTraits: { languages: ['en'], formats: ['linkedin_post'], strengths: ['asset_analysis', 'brief_writing', 'variant_planning'] },
-    inputContract: ['objectiveBrief', 'audienceProfile', 'toneOfVoice', 'assetBundle'],
-    outputContract: ['writerBrief', 'planKnobs', 'strategicRationale'],
-    cost: { tier: 'standard', estimatedTokens: 0, costCents: 0 },
-    heartbeat: { intervalSeconds: 15, timeoutSeconds: 45 },
-    metadata: { owner: 'flex-reference', deterministic: true },
-  },
+  registration: STRATEGY_BRIEFING,
   handle: async (invocation, ctx) => {
     const briefing = buildBriefing(invocation.inputs as BriefingInputs, invocation.context);
     ctx.reportUsage({ tokens: 0, costCents: 0, model: 'deterministic' });

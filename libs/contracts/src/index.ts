@@ -239,3 +239,4 @@ export { runStreamId, capabilityStreamId, runIdFromStreamId, capabilityIdFromStr
 // Canonical JSON and hashing (RFC 8785)
 export { canonicalJson, contentHash, CanonicalJsonError } from './canonical/canonical-json';
 export { upcastPayload } from './events/upcasters';
+export { COPYWRITER_LINKEDIN_VARIANTS, QA_CONTENT_REVIEW, REFERENCE_INVENTORY, STRATEGY_BRIEFING } from './capabilities/reference-inventory';

@@ -1,6 +1,6 @@
 import type { CapabilityRegistration, RuntimePolicy } from '@flex/contracts';
 import { decideHitlResolve, decideResume } from '@flex/run-model';
-import { brief, completed, expectValidPayloads, fold, given, runEvents, started, variants, writerDone } from '../test-support/run.fixtures';
+import { brief, completed, expectValidPayloads, fold, runEvents, started, variants, writerDone } from '../test-support/run.fixtures';
 import { decideAdvance } from './advance.decide';
 import { decideInvocation } from './invoke.decide';
 import { decideAfterHitl, decideOnEvent } from './run.decide';

@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { normalizeEnvelope, type CapabilityRegistration, type PlanGraph, type PlannerError, type PlannerOutput, type TaskEnvelope } from '@flex/contracts';
-import { referenceAgents } from '@flex/agents-reference';
+import { normalizeEnvelope, REFERENCE_INVENTORY, type CapabilityRegistration, type PlanGraph, type PlannerError, type PlannerOutput, type TaskEnvelope } from '@flex/contracts';
 import { isPlannerError, type PlannerRequest } from './planner';
 
 /** The reference agents' registrations (spec 003 §11 "Current Inventory"). */
-export const registrations: CapabilityRegistration[] = referenceAgents.map((a) => a.registration);
+export const registrations: CapabilityRegistration[] = [...REFERENCE_INVENTORY];
 
 /** A spec sample envelope from `examples/`, patched, then normalized as the gateway does. */
 export function sampleEnvelope(patch: (raw: any) => void = () => undefined, file = 'envelope.json'): TaskEnvelope {

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { PlanGeneratedPayloadSchema, PlanRejectedPayloadSchema, registrySnapshotOf } from '@flex/contracts';
 import { activeRegistrations, fetchCapabilitySnapshot, loadConfig } from '@flex/runtime';
 import { FlexClient, type Frame } from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
+import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 
 const TOKEN = 'plan-loop-client';
-const sample = () => JSON.parse(readFileSync(join(__dirname, '../../../examples/envelope.json'), 'utf8'));
+const sample = () => JSON.parse(readFileSync(join(__dirname, '../../examples/envelope.json'), 'utf8'));
 const types = (frames: Frame[]) => frames.map((f) => f.type);
 const payloadOf = (frames: Frame[], type: string): any => frames.find((f) => f.type === type)?.payload;
 

@@ -1,7 +1,7 @@
 import type { CapabilityRegistration } from '@flex/contracts';
-import { provePlan } from '../../../validator/src/validation/prove-plan';
-import { planRuleBased } from './rule-based.planner';
-import { planOf, registrations, request, sampleEnvelope, threeVariantsWithQa } from './test.fixture';
+import { provePlan } from '../../services/validator/src/validation/prove-plan';
+import { planRuleBased } from '../../services/planner/src/plan/rule-based.planner';
+import { planOf, registrations, request, sampleEnvelope, threeVariantsWithQa } from '../../services/planner/src/plan/test.fixture';
 
 /** The rule-based planner's drafts pass the validator's proof as they are: no revise loop needed. */
 describe('rule-based drafts and the validator agree', () => {

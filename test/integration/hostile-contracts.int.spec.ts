@@ -1,7 +1,7 @@
 import { START_CHECKPOINT } from '@flex/event-store';
 import { loadConfig } from '@flex/runtime';
 import { FlexClient, waitFor } from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
+import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 
 const TOKEN = 'hostile-client-token:client';
 

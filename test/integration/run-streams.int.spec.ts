@@ -1,7 +1,7 @@
 import { loadConfig } from '@flex/runtime';
 import { FlexClient } from '@flex/testing';
-import { startEmbedded } from '../../../../apps/flex/src/embedded/embedded';
-import { describeRunStreams } from './test-support/run-streams.behaviour';
+import { startEmbedded } from '../../apps/flex/src/embedded/embedded';
+import { describeRunStreams } from '../../services/gateway/src/runs/test-support/run-streams.behaviour';
 
 const TOKENS = 'streams-client:client,streams-operator:operator';
 

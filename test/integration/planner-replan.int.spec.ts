@@ -5,14 +5,14 @@ import { normalizeEnvelope } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { loadConfig } from '@flex/runtime';
 import { FlexClient, waitFor } from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
+import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 
 const TOKEN = 'planner-replan-client';
 
 /** Replans through the whole embedded stack: completed work survives, and replans are bounded. */
 describe('planner: replan (embedded, reference agents)', () => {
   let flex: EmbeddedFlex;
-  const sample = () => JSON.parse(readFileSync(join(__dirname, '../../../examples/envelope.json'), 'utf8'));
+  const sample = () => JSON.parse(readFileSync(join(__dirname, '../../examples/envelope.json'), 'utf8'));
   const events = (runId: string): Promise<StoredEvent[]> => flex.runtime.store.readStream(`run-${runId}`);
 
   beforeAll(async () => {

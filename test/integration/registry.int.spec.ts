@@ -3,10 +3,10 @@ import { agentInvokeSubject, NatsMessaging, registrySubjects, type Messaging } f
 import { capabilityStreamId } from '@flex/contracts';
 import { activeRegistrations, fetchCapabilitySnapshot } from '@flex/runtime';
 import { FlexClient, natsTestUrl, testPrefix, waitFor } from '@flex/testing';
-import type { RegistrySnapshot } from './capability/capability.view';
-import { findStaleInstances } from './capability/liveness.repository';
+import type { RegistrySnapshot } from '../../services/registry/src/capability/capability.view';
+import { findStaleInstances } from '../../services/registry/src/capability/liveness.repository';
 import { sql } from 'kysely';
-import { AGENT_TOKEN, CLIENT_TOKEN, startRegistryHarness, type RegistryHarness } from './test-support/registry-harness';
+import { AGENT_TOKEN, CLIENT_TOKEN, startRegistryHarness, type RegistryHarness } from './registry-harness';
 
 const prefix = testPrefix('registry_int');
 const quiet = { warn: () => undefined, error: () => undefined };

@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { registrySnapshotOf, RunFailedPayloadSchema } from '@flex/contracts';
 import { activeRegistrations, fetchCapabilitySnapshot, loadConfig } from '@flex/runtime';
 import { FlexClient, type Frame } from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
+import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 
 const TOKEN = 'planner-failure-client';
-const sample = () => JSON.parse(readFileSync(join(__dirname, '../../../examples/envelope.json'), 'utf8'));
+const sample = () => JSON.parse(readFileSync(join(__dirname, '../../examples/envelope.json'), 'utf8'));
 const failedOf = (frames: Frame[]) => RunFailedPayloadSchema.parse(frames.find((f) => f.type === 'run_failed')?.payload);
 
 /** A run the rule-based planner cannot plan fails with diagnostics naming what is missing, and the registry it saw. */

@@ -4,11 +4,11 @@ import { startReferenceAgents, type ReferenceAgents } from '@flex/agents-referen
 import { PlanGeneratedPayloadSchema, PlanRequestedPayloadSchema } from '@flex/contracts';
 import { loadConfig } from '@flex/runtime';
 import { FlexClient, startOpenAiServer, type OpenAiServer } from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../../../../apps/flex/src/embedded/embedded';
-import { llmAnswer } from './llm-answers.fixture';
+import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { llmAnswer } from '../../services/planner/src/llm/llm-answers.fixture';
 
 const TOKEN = 'llm-fallback-client';
-const sample = () => JSON.parse(readFileSync(join(__dirname, '../../../../examples/envelope.json'), 'utf8'));
+const sample = () => JSON.parse(readFileSync(join(__dirname, '../../examples/envelope.json'), 'utf8'));
 
 /**
  * An LLM that never learns: every draft lacks the QA node the caller requires, so the validator

@@ -1,9 +1,9 @@
 import { bindContract } from '@flex/proof';
-import { provePlan } from '../../../validator/src/validation/prove-plan';
-import { splitIntoLanes } from './lanes';
-import { planRuleBased } from './rule-based.planner';
-import { planOf, registrations, request, sampleEnvelope } from './test.fixture';
-import type { ReplanContext } from './planner';
+import { provePlan } from '../../services/validator/src/validation/prove-plan';
+import { splitIntoLanes } from '../../services/planner/src/plan/lanes';
+import { planRuleBased } from '../../services/planner/src/plan/rule-based.planner';
+import { planOf, registrations, request, sampleEnvelope } from '../../services/planner/src/plan/test.fixture';
+import type { ReplanContext } from '../../services/planner/src/plan/planner';
 
 describe('replan keeps completed work', () => {
   const envelope = sampleEnvelope();

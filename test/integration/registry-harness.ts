@@ -4,8 +4,8 @@ import { createGatewayApp, parseApiTokens } from '@flex/gateway';
 import { readModelMigrations } from '@flex/read-models';
 import { createDistributedRuntime, loadConfig, type Clock, type ServiceRuntime } from '@flex/runtime';
 import { createTestDatabase, natsTestUrl, type TestDatabase } from '@flex/testing';
-import { RegistryModule } from '../registry.module';
-import { RegistryService } from '../registry.service';
+import { RegistryModule } from '../../services/registry/src/registry.module';
+import { RegistryService } from '../../services/registry/src/registry.service';
 
 /** A clock a test moves by hand: the registry reads only `runtime.clock`, so expiry follows it. */
 export class MovableClock implements Clock {
