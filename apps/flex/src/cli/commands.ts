@@ -31,7 +31,8 @@ export async function runCommand(ctx: CliContext, file: string): Promise<number>
   for await (const msg of readSse(res.body as ReadableStream<Uint8Array>)) {
     const frame = JSON.parse(msg.data) as FlexEventFrame;
     ctx.err(`${frame.timestamp.slice(11, 23)}  ${frame.type.padEnd(16)} ${frame.message ?? ''}`);
-    for (const line of findingLines(frame.type, frame.payload)) ctx.err(line);
+    const reported = frame.payload && 'diagnostics' in frame.payload ? frame.payload : undefined;
+    for (const line of findingLines(frame.type, reported)) ctx.err(line);
     if (frame.type === 'complete') {
       ctx.out(JSON.stringify(frame.payload?.output, null, 2));
       exit = 0;
@@ -81,16 +82,27 @@ export function verifyFrames(frames: RecordedFrame[], detail: RunDetail): string
     if (completed.has(key)) problems.push(`node ${f.payload?.nodeId} completed twice in plan v${f.planVersion}`);
     completed.add(key);
   }
-  const events = frames.map((f, i) => ({ position: f.position, id: f.id, streamId: `run-${f.runId}`, version: i + 1, type: f.type, payload: f.payload, metadata: { correlationId: f.correlationId }, timestamp: f.timestamp }) as StoredEvent);
+  const events = frames.map(
+    (f, i): StoredEvent => ({
+      position: f.position,
+      id: f.id,
+      streamId: `run-${f.runId}`,
+      version: i + 1,
+      type: f.type,
+      payload: f.payload,
+      metadata: { correlationId: f.correlationId },
+      timestamp: f.timestamp,
+    }),
+  );
   const state = events.reduce(evolveRun, initialRunState());
-  const ended = ['completed', 'failed', 'cancelled'].includes(detail?.run?.status);
-  if (state.status !== 'none' && detail?.run && state.status !== detail.run.status && ended) {
+  const ended = ['completed', 'failed', 'cancelled'].includes(detail.run.status);
+  if (state.status !== 'none' && state.status !== detail.run.status && ended) {
     problems.push(`replayed status ${state.status} differs from the read model's ${detail.run.status}`);
   }
   if (state.status === 'completed') {
     const errors = compileUntrustedSchema(state.envelope.outputContract.schema)(state.output);
     if (errors.length) problems.push(`the recorded output breaks the caller schema: ${errors[0].message}`);
-    if (detail?.output && canonicalJson(detail.output.output) !== canonicalJson(state.output)) problems.push('the replayed output differs from the stored output');
+    if (detail.output && canonicalJson(detail.output.output) !== canonicalJson(state.output)) problems.push('the replayed output differs from the stored output');
   }
   return problems;
 }
