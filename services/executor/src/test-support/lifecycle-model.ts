@@ -81,7 +81,7 @@ export class LifecycleSystem {
   /** Deliveries held back by a delayed nak (retry backoff). */
   timers: Array<{ event: StoredEvent; dueAt: number }> = [];
   private readonly keys = new Set<string>();
-  /** `hitl_resolved` events appended while the run was paused: the executor may decide nothing on them. */
+  /** `hitl_resolved` events appended during the current pause: the executor may decide nothing on them. */
   private readonly decidedWhilePaused = new Set<string>();
   private readonly queue: StoredEvent[] = [];
   private now = T0;
@@ -123,6 +123,8 @@ export class LifecycleSystem {
     this.live = evolveRun(this.live, event);
     checkTransition(before, this.live, event, this.events[this.events.length - 1]?.type);
     if (event.type === 'hitl_resolved' && before.status === 'paused') this.decidedWhilePaused.add(event.id);
+    // From the resume on, the executor may act on those events again (their follow-ups are the resume's).
+    if (event.type === 'run_resumed') this.decidedWhilePaused.clear();
     this.events.push(event);
     if (EXECUTOR_EVENTS.has(event.type)) this.queue.push(event);
     return event;
