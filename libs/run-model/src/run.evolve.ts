@@ -1,7 +1,15 @@
 import type { StoredEvent } from '@flex/event-store';
 import { nodeCompleted, nodeFailed, nodeOutputRejected, nodeStarted } from './node.evolve';
 import {
-  cancelled, completed, failed, withDeferredReplan, withHitlRequest, withHitlResolved, withPause, withPlan, withPlanRequest,
+  cancelled,
+  completed,
+  failed,
+  withDeferredReplan,
+  withHitlRequest,
+  withHitlResolved,
+  withPause,
+  withPlan,
+  withPlanRequest,
   withResume,
 } from './run.lifecycle';
 import { isTerminal, payloadOf, type ActiveRun, type RunState } from './run.state';
@@ -42,10 +50,18 @@ function evolveActive(state: ActiveRun, event: StoredEvent): RunState {
       return withPlanRequest(state, payloadOf(event, 'plan_requested'), event.id);
     case 'plan_drafted': {
       const p = payloadOf(event, 'plan_drafted');
-      return { ...state, pendingPlanRequest: undefined, pendingDraft: { attempt: p.attempt, eventId: event.id } };
+      return {
+        ...state,
+        pendingPlanRequest: undefined,
+        pendingDraft: { attempt: p.attempt, eventId: event.id },
+      };
     }
     case 'plan_rejected':
-      return { ...state, pendingDraft: undefined, lastDiagnostics: payloadOf(event, 'plan_rejected').diagnostics };
+      return {
+        ...state,
+        pendingDraft: undefined,
+        lastDiagnostics: payloadOf(event, 'plan_rejected').diagnostics,
+      };
     case 'plan_generated': {
       const p = payloadOf(event, 'plan_generated');
       return withPlan(state, p.plan, p.planVersion, p.diagnostics.satisfactionScore);

@@ -1,6 +1,13 @@
 import type { EventPayload, PlanGraph } from '@flex/contracts';
 import type {
-  ActiveRun, HitlRequestState, NodeState, PauseState, PlannedCore, PlannedRun, RunCore, RunState,
+  ActiveRun,
+  HitlRequestState,
+  NodeState,
+  PauseState,
+  PlannedCore,
+  PlannedRun,
+  RunCore,
+  RunState,
 } from './run.state';
 
 /**
@@ -40,7 +47,8 @@ function runCore(state: ActiveRun): RunCore {
   return core;
 }
 
-const pauseOf = (state: ActiveRun): PauseState | undefined => (state.status === 'paused' ? state.pause : undefined);
+const pauseOf = (state: ActiveRun): PauseState | undefined =>
+  state.status === 'paused' ? state.pause : undefined;
 
 /** Settle a planned run again after `change` (a planning run is left as it is). */
 function resettle(state: ActiveRun, change: (core: PlannedCore) => PlannedCore): ActiveRun {
@@ -75,14 +83,23 @@ function carriedNode(previous: NodeState | undefined, hitl: Record<string, HitlR
   if (previous.status === 'completed') return previous;
   const asked = previous.hitlRequestId ? hitl[previous.hitlRequestId] : undefined;
   if (previous.status === 'awaiting_hitl' && asked && asked.status !== 'resolved') return previous;
-  return previous.attempt > 0 ? { status: 'pending', attempt: previous.attempt, reopenedFrom: previous.attempt + 1 } : { status: 'pending', attempt: 0 };
+  return previous.attempt > 0
+    ? { status: 'pending', attempt: previous.attempt, reopenedFrom: previous.attempt + 1 }
+    : { status: 'pending', attempt: 0 };
 }
 
 /** `hitl_request`: a pending request; a node-output request parks its node. */
 export function withHitlRequest(state: ActiveRun, p: EventPayload<'hitl_request'>): ActiveRun {
   const mode = p.mode ?? (p.policyId ? 'approval' : 'node_output');
   const action = p.action?.type === 'hitl' ? p.action : undefined;
-  const request: HitlRequestState = { requestId: p.requestId, mode, nodeId: p.nodeId, policyId: p.policyId, action, status: 'pending' };
+  const request: HitlRequestState = {
+    requestId: p.requestId,
+    mode,
+    nodeId: p.nodeId,
+    policyId: p.policyId,
+    action,
+    status: 'pending',
+  };
   const hitl = { ...state.hitl, [p.requestId]: request };
   let nodes = state.nodes;
   if (mode === 'node_output' && p.nodeId) {
@@ -97,19 +114,33 @@ export function withHitlRequest(state: ActiveRun, p: EventPayload<'hitl_request'
  * `hitl_resolved`: the decision is recorded. On a paused run it waits for the resume (`decided`);
  * otherwise it is in effect now, and the executor runs its follow-up on this event.
  */
-export function withHitlResolved(state: ActiveRun, p: EventPayload<'hitl_resolved'>, eventId: string): ActiveRun {
+export function withHitlResolved(
+  state: ActiveRun,
+  p: EventPayload<'hitl_resolved'>,
+  eventId: string,
+): ActiveRun {
   const request = state.hitl[p.requestId];
   if (!request || request.status !== 'pending') return state;
-  const decision = { decision: p.decision, ...(p.note !== undefined ? { note: p.note } : {}), ...(p.payload !== undefined ? { payload: p.payload } : {}) };
+  const decision = {
+    decision: p.decision,
+    ...(p.note !== undefined ? { note: p.note } : {}),
+    ...(p.payload !== undefined ? { payload: p.payload } : {}),
+  };
   const decided: HitlRequestState =
-    state.status === 'paused' ? { ...request, ...decision, status: 'decided' } : { ...request, ...decision, status: 'resolved', effectiveAt: eventId };
+    state.status === 'paused'
+      ? { ...request, ...decision, status: 'decided' }
+      : { ...request, ...decision, status: 'resolved', effectiveAt: eventId };
   return resettle({ ...state, hitl: { ...state.hitl, [p.requestId]: decided } }, (core) => core);
 }
 
 /** `run_paused`: a planned run pauses (a second pause changes nothing); planning cannot pause. */
 export function withPause(state: ActiveRun, p: EventPayload<'run_paused'>, at: string): ActiveRun {
   if (state.status === 'planning' || state.status === 'paused') return state;
-  return settle(plannedCore(state), { reason: p.reason, ...(p.policyId ? { policyId: p.policyId } : {}), at });
+  return settle(plannedCore(state), {
+    reason: p.reason,
+    ...(p.policyId ? { policyId: p.policyId } : {}),
+    at,
+  });
 }
 
 /**
@@ -119,18 +150,28 @@ export function withPause(state: ActiveRun, p: EventPayload<'run_paused'>, at: s
 export function withResume(state: ActiveRun, eventId: string): ActiveRun {
   if (state.status !== 'paused') return state;
   const hitl: Record<string, HitlRequestState> = {};
-  for (const [id, h] of Object.entries(state.hitl)) hitl[id] = h.status === 'decided' ? { ...h, status: 'resolved', effectiveAt: eventId } : h;
+  for (const [id, h] of Object.entries(state.hitl))
+    hitl[id] = h.status === 'decided' ? { ...h, status: 'resolved', effectiveAt: eventId } : h;
   return settle({ ...plannedCore(state), hitl });
 }
 
 /** `replan_deferred`: the replan waits for the pending decisions. */
 export function withDeferredReplan(state: ActiveRun, p: EventPayload<'replan_deferred'>): ActiveRun {
-  const deferredReplan = { trigger: p.trigger, waitingFor: p.waitingFor, ...(p.policyId ? { policyId: p.policyId } : {}), ...(p.nodeId ? { nodeId: p.nodeId } : {}) };
+  const deferredReplan = {
+    trigger: p.trigger,
+    waitingFor: p.waitingFor,
+    ...(p.policyId ? { policyId: p.policyId } : {}),
+    ...(p.nodeId ? { nodeId: p.nodeId } : {}),
+  };
   return resettle(state, (core) => ({ ...core, deferredReplan }));
 }
 
 /** `plan_requested`: the planner is asked; a replan request answers the deferred replan, if any. */
-export function withPlanRequest(state: ActiveRun, p: EventPayload<'plan_requested'>, eventId: string): ActiveRun {
+export function withPlanRequest(
+  state: ActiveRun,
+  p: EventPayload<'plan_requested'>,
+  eventId: string,
+): ActiveRun {
   const replans = state.replans + (p.reason === 'replan' ? 1 : 0);
   const request = { attempt: p.attempt, reason: p.reason, eventId };
   const next = { ...state, replans, planAttempt: p.attempt, pendingPlanRequest: request };

@@ -1,7 +1,15 @@
-import type { HitlAction, DiagnosticsBundle, EventPayload, FlexEventType, PlanGraph, TaskEnvelope } from '@flex/contracts';
+import type {
+  HitlAction,
+  DiagnosticsBundle,
+  EventPayload,
+  FlexEventType,
+  PlanGraph,
+  TaskEnvelope,
+} from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 
-export type NodeStatus = 'pending' | 'running' | 'retry_wait' | 'awaiting_hitl' | 'completed' | 'failed' | 'skipped';
+export type NodeStatus =
+  'pending' | 'running' | 'retry_wait' | 'awaiting_hitl' | 'completed' | 'failed' | 'skipped';
 
 export interface NodeState {
   status: NodeStatus;
@@ -64,7 +72,11 @@ export interface HitlDecision {
  *   that applied a decision made during a pause); the executor runs the follow-up on that event.
  */
 export type HitlRequestState = HitlRequestBase &
-  ({ status: 'pending' } | ({ status: 'decided' } & HitlDecision) | ({ status: 'resolved'; effectiveAt: string } & HitlDecision));
+  (
+    | { status: 'pending' }
+    | ({ status: 'decided' } & HitlDecision)
+    | ({ status: 'resolved'; effectiveAt: string } & HitlDecision)
+  );
 
 /** Why and since when a run is paused. HITL requests keep their own state through a pause. */
 export interface PauseState {
@@ -123,9 +135,21 @@ export type RunningRun = PlannedCore & { status: 'running' };
 export type AwaitingHitlRun = PlannedCore & { status: 'awaiting_hitl'; waitingOn: string[] };
 /** Paused until `run.resume`: pending requests stay pending, decisions made meanwhile wait for the resume. */
 export type PausedRun = PlannedCore & { status: 'paused'; pause: PauseState };
-export type CompletedRun = RunCore & { status: 'completed'; plan: PlanGraph; output: Record<string, unknown> };
-export type FailedRun = RunCore & { status: 'failed'; plan?: PlanGraph; failure: { code: string; reason: string } };
-export type CancelledRun = RunCore & { status: 'cancelled'; plan?: PlanGraph; cancellation: { by: string; reason?: string } };
+export type CompletedRun = RunCore & {
+  status: 'completed';
+  plan: PlanGraph;
+  output: Record<string, unknown>;
+};
+export type FailedRun = RunCore & {
+  status: 'failed';
+  plan?: PlanGraph;
+  failure: { code: string; reason: string };
+};
+export type CancelledRun = RunCore & {
+  status: 'cancelled';
+  plan?: PlanGraph;
+  cancellation: { by: string; reason?: string };
+};
 
 /** Run state is a union keyed on status (Emmett style): each status carries exactly its fields. */
 export type RunState =
@@ -172,7 +196,11 @@ export function replanInFlight(state: RunState): boolean {
 }
 
 /** Metadata for events a handler appends in reaction to `cause` on this run. */
-export function runMetadata(state: RunState, cause: { id: string; metadata: { correlationId: string; traceparent?: string } }, producer: string) {
+export function runMetadata(
+  state: RunState,
+  cause: { id: string; metadata: { correlationId: string; traceparent?: string } },
+  producer: string,
+) {
   return {
     correlationId: state.status === 'none' ? cause.metadata.correlationId : state.correlationId,
     causationId: cause.id,
@@ -186,7 +214,9 @@ export function runMetadata(state: RunState, cause: { id: string; metadata: { co
 export function policyKeys(envelope: TaskEnvelope): string[] {
   const planner = envelope.policies?.planner ?? {};
   const keys = Object.entries(planner).flatMap(([group, value]) =>
-    value && typeof value === 'object' ? Object.keys(value).map((k) => `planner.${group}.${k}`) : [`planner.${group}`],
+    value && typeof value === 'object'
+      ? Object.keys(value).map((k) => `planner.${group}.${k}`)
+      : [`planner.${group}`],
   );
   for (const policy of envelope.policies?.runtime ?? []) keys.push(`runtime.${policy.id}`);
   return keys.sort();

@@ -2,14 +2,33 @@ import { defineAgent } from '@flex/agent-sdk';
 import { contentGeneratorAgent } from '@flex/agents-reference';
 import type { FlexClient } from '@flex/testing';
 import type { EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
-import { envelopeWithPolicies, openRun, runEvents, startFlex, startTestAgents, waitForEvent } from './test-support/embedded-run';
 import {
-  executorSettled, expectEndedOnce, indexOf, payloads, resolve, resume, trigger, types, waitForEnd,
+  envelopeWithPolicies,
+  openRun,
+  runEvents,
+  startFlex,
+  startTestAgents,
+  waitForEvent,
+} from './test-support/embedded-run';
+import {
+  executorSettled,
+  expectEndedOnce,
+  indexOf,
+  payloads,
+  resolve,
+  resume,
+  trigger,
+  types,
+  waitForEnd,
 } from './test-support/lifecycle';
 
 const WRITER = contentGeneratorAgent.registration.capabilityId;
 const DIRECT = 'ZZ.directWriter';
-const brief = { angle: 'Straight from the objective', keyPoints: ['What the objective says'], constraints: [] };
+const brief = {
+  angle: 'Straight from the objective',
+  keyPoints: ['What the objective says'],
+  constraints: [],
+};
 
 /** Released by the test: lane 2 of a `[gate]` run waits for it. */
 let releaseLane2: () => void = () => undefined;
@@ -25,7 +44,10 @@ const writer = defineAgent({
     const lane2 = invocation.nodeId.includes('lane-2');
     if (lane2 && invocation.context.objective.includes('[gate]')) await lane2Gate;
     if (lane2 && invocation.context.objective.includes('[lane-2 down]')) {
-      throw Object.assign(new Error('the writer backend is down for lane 2'), { code: 'writer_down', retryable: true });
+      throw Object.assign(new Error('the writer backend is down for lane 2'), {
+        code: 'writer_down',
+        retryable: true,
+      });
     }
     return contentGeneratorAgent.handle(invocation, ctx);
   },
@@ -33,10 +55,19 @@ const writer = defineAgent({
 
 /** Another writer, from the objective alone (so not a drop-in fallback: a replan is needed); down in a `[direct down]` run. */
 const direct = defineAgent({
-  registration: { ...contentGeneratorAgent.registration, capabilityId: DIRECT, displayName: 'Direct writer', inputContract: ['objectiveBrief'] },
+  registration: {
+    ...contentGeneratorAgent.registration,
+    capabilityId: DIRECT,
+    displayName: 'Direct writer',
+    inputContract: ['objectiveBrief'],
+  },
   handle: async (invocation, ctx) => {
-    if (invocation.context.objective.includes('[direct down]')) throw Object.assign(new Error('direct writer down'), { code: 'direct_down', retryable: true });
-    return contentGeneratorAgent.handle({ ...invocation, capabilityId: WRITER, inputs: { writerBrief: brief, ...invocation.inputs } }, ctx);
+    if (invocation.context.objective.includes('[direct down]'))
+      throw Object.assign(new Error('direct writer down'), { code: 'direct_down', retryable: true });
+    return contentGeneratorAgent.handle(
+      { ...invocation, capabilityId: WRITER, inputs: { writerBrief: brief, ...invocation.inputs } },
+      ctx,
+    );
   },
 });
 
@@ -51,10 +82,19 @@ function sevenVariants(runtime: unknown[], marker: string): Record<string, any> 
   return envelope;
 }
 
-const review = { id: 'review', trigger: { kind: 'onStart' }, action: { type: 'hitl', rationale: 'Check the plan first' } };
+const review = {
+  id: 'review',
+  trigger: { kind: 'onStart' },
+  action: { type: 'hitl', rationale: 'Check the plan first' },
+};
 const hold = { id: 'hold', trigger: { kind: 'manual' }, action: { type: 'pause', reason: 'operator hold' } };
-const rethink = { id: 'rethink', trigger: { kind: 'manual' }, action: { type: 'replan', rationale: 'try again' } };
-const isReplan = (e: { type: string; payload: unknown }) => e.type === 'plan_requested' && (e.payload as { reason: string }).reason === 'replan';
+const rethink = {
+  id: 'rethink',
+  trigger: { kind: 'manual' },
+  action: { type: 'replan', rationale: 'try again' },
+};
+const isReplan = (e: { type: string; payload: unknown }) =>
+  e.type === 'plan_requested' && (e.payload as { reason: string }).reason === 'replan';
 
 /**
  * The lifecycle where its paths cross (docs/lifecycle.md), over HTTP/SSE on an embedded Flex: HITL
@@ -77,7 +117,8 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
     await flex?.close();
   });
 
-  const status = async (runId: string) => (await client.json('GET', `/api/v1/flex/runs/${runId}`)).body.run.status;
+  const status = async (runId: string) =>
+    (await client.json('GET', `/api/v1/flex/runs/${runId}`)).body.run.status;
 
   /** Start a run held by its onStart review, then paused by an operator: the request pending, the run paused. */
   async function pausedWhileWaiting() {
@@ -90,7 +131,10 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
 
   it('silent hang: paused during a HITL wait, approved while paused, resumed: the approval takes effect on resume and the run completes', async () => {
     const runId = await pausedWhileWaiting();
-    expect(await resolve(operator, runId, 'hitl-1', 'approve')).toMatchObject({ ok: true, takesEffect: 'on_resume' });
+    expect(await resolve(operator, runId, 'hitl-1', 'approve')).toMatchObject({
+      ok: true,
+      takesEffect: 'on_resume',
+    });
     const decided = await waitForEvent(flex, runId, (e) => e.type === 'hitl_resolved');
     await executorSettled(flex, decided.position);
     expect(types(await runEvents(flex, runId))).not.toContain('node_start');
@@ -103,7 +147,9 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
     expect(frames[frames.length - 1].type).toBe('complete');
     const events = await waitForEnd(flex, runId);
     expectEndedOnce(events, 'complete');
-    expect(indexOf(events, (e) => e.type === 'node_start')).toBeGreaterThan(indexOf(events, (e) => e.type === 'run_resumed'));
+    expect(indexOf(events, (e) => e.type === 'node_start')).toBeGreaterThan(
+      indexOf(events, (e) => e.type === 'run_resumed'),
+    );
   }, 60_000);
 
   it('a rejection while paused is recorded and takes effect on resume: the run fails then, not before', async () => {
@@ -115,7 +161,10 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
     expect(await status(runId)).toBe('paused');
 
     const frames = await (await resume(client, runId, 1)).frames;
-    expect(frames[frames.length - 1]).toMatchObject({ type: 'run_failed', payload: { code: 'hitl_rejected' } });
+    expect(frames[frames.length - 1]).toMatchObject({
+      type: 'run_failed',
+      payload: { code: 'hitl_rejected' },
+    });
     const events = await waitForEnd(flex, runId);
     expectEndedOnce(events, 'run_failed');
     expect(types(events)).not.toContain('node_start');
@@ -124,16 +173,26 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
   it('human gate: a replan asked while a HITL request is pending waits for the decision (replan_deferred), then runs on plan v2', async () => {
     const run = await openRun(client, envelopeWithPolicies([review, rethink]));
     await waitForEvent(flex, run.runId, (e) => e.type === 'hitl_request');
-    expect(types(await trigger(operator, run.runId, 'rethink'))).toEqual(['policy_triggered', 'replan_deferred']);
+    expect(types(await trigger(operator, run.runId, 'rethink'))).toEqual([
+      'policy_triggered',
+      'replan_deferred',
+    ]);
     const deferred = await waitForEvent(flex, run.runId, (e) => e.type === 'replan_deferred');
-    expect(deferred.payload).toMatchObject({ waitingFor: ['hitl-1'], policyId: 'rethink', trigger: { kind: 'manual', policyId: 'rethink' } });
+    expect(deferred.payload).toMatchObject({
+      waitingFor: ['hitl-1'],
+      policyId: 'rethink',
+      trigger: { kind: 'manual', policyId: 'rethink' },
+    });
     await executorSettled(flex, deferred.position);
     const before = await runEvents(flex, run.runId);
     expect(before.filter(isReplan)).toEqual([]);
     expect(types(before)).not.toContain('node_start');
     expect(await status(run.runId)).toBe('awaiting_hitl');
 
-    expect(await resolve(operator, run.runId, 'hitl-1', 'approve')).toMatchObject({ ok: true, takesEffect: 'now' });
+    expect(await resolve(operator, run.runId, 'hitl-1', 'approve')).toMatchObject({
+      ok: true,
+      takesEffect: 'now',
+    });
     const frames = await run.frames;
     expect(frames[frames.length - 1].type).toBe('complete');
     const events = await waitForEnd(flex, run.runId);
@@ -142,7 +201,9 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
     expect(at((e) => e.type === 'hitl_resolved')).toBeLessThan(at(isReplan));
     expect(at(isReplan)).toBeLessThan(at((e) => e.type === 'plan_updated'));
     expect(events.filter(isReplan)).toHaveLength(1);
-    expect(events.find(isReplan)?.payload).toMatchObject({ replan: { trigger: { kind: 'manual', policyId: 'rethink' } } });
+    expect(events.find(isReplan)?.payload).toMatchObject({
+      replan: { trigger: { kind: 'manual', policyId: 'rethink' } },
+    });
     expect(payloads(events, 'complete')[0]).toMatchObject({ planVersion: 2 });
   }, 60_000);
 
@@ -152,22 +213,34 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
     await trigger(operator, run.runId, 'rethink');
     await resolve(operator, run.runId, 'hitl-1', 'reject');
     const frames = await run.frames;
-    expect(frames[frames.length - 1]).toMatchObject({ type: 'run_failed', payload: { code: 'hitl_rejected' } });
+    expect(frames[frames.length - 1]).toMatchObject({
+      type: 'run_failed',
+      payload: { code: 'hitl_rejected' },
+    });
     const events = await waitForEnd(flex, run.runId);
     expectEndedOnce(events, 'run_failed');
     expect(events.filter(isReplan)).toEqual([]);
   }, 60_000);
 
   it('a manual replan of a paused run leaves it paused; the resume names the new plan version', async () => {
-    const brand = { id: 'brand', trigger: { kind: 'onNodeComplete', selector: { kind: 'structuring' } }, action: { type: 'pause', reason: 'brand check' } };
+    const brand = {
+      id: 'brand',
+      trigger: { kind: 'onNodeComplete', selector: { kind: 'structuring' } },
+      action: { type: 'pause', reason: 'brand check' },
+    };
     const run = await openRun(client, envelopeWithPolicies([brand, rethink]));
     const rested = await run.frames;
     expect(rested[rested.length - 1].type).toBe('run_paused');
-    expect(types(await trigger(operator, run.runId, 'rethink'))).toEqual(['policy_triggered', 'plan_requested']);
+    expect(types(await trigger(operator, run.runId, 'rethink'))).toEqual([
+      'policy_triggered',
+      'plan_requested',
+    ]);
     const updated = await waitForEvent(flex, run.runId, (e) => e.type === 'plan_updated');
     await executorSettled(flex, updated.position);
     const afterReplan = await runEvents(flex, run.runId);
-    expect(types(afterReplan.slice(indexOf(afterReplan, (e) => e.id === updated.id)))).toEqual(['plan_updated']);
+    expect(types(afterReplan.slice(indexOf(afterReplan, (e) => e.id === updated.id)))).toEqual([
+      'plan_updated',
+    ]);
     expect(await status(run.runId)).toBe('paused');
 
     const stale = await resume(client, run.runId, 1);
@@ -180,8 +253,16 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
 
   it('a parallel lane raising HITL while the run is paused: resumed, the run waits for that request and completes only once it is decided', async () => {
     closeGate();
-    const holdLane1 = { id: 'hold_lane_1', trigger: { kind: 'onNodeComplete', selector: { nodeId: 'execution-1' } }, action: { type: 'pause', reason: 'look at lane 1' } };
-    const checkLane2 = { id: 'check_lane_2', trigger: { kind: 'onNodeComplete', selector: { nodeId: 'execution-1-lane-2' } }, action: { type: 'hitl', rationale: 'Check lane 2' } };
+    const holdLane1 = {
+      id: 'hold_lane_1',
+      trigger: { kind: 'onNodeComplete', selector: { nodeId: 'execution-1' } },
+      action: { type: 'pause', reason: 'look at lane 1' },
+    };
+    const checkLane2 = {
+      id: 'check_lane_2',
+      trigger: { kind: 'onNodeComplete', selector: { nodeId: 'execution-1-lane-2' } },
+      action: { type: 'hitl', rationale: 'Check lane 2' },
+    };
     const run = await openRun(client, sevenVariants([holdLane1, checkLane2], '[gate]'));
     await waitForEvent(flex, run.runId, (e) => e.type === 'run_paused');
     releaseLane2();
@@ -201,8 +282,12 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
     expect(frames[frames.length - 1].type).toBe('complete');
     const events = await waitForEnd(flex, run.runId);
     expectEndedOnce(events, 'complete');
-    expect(indexOf(events, (e) => e.type === 'hitl_resolved')).toBeLessThan(indexOf(events, (e) => e.type === 'complete'));
-    expect((payloads<{ output: { copyVariants: unknown[] } }>(events, 'complete')[0]).output.copyVariants).toHaveLength(7);
+    expect(indexOf(events, (e) => e.type === 'hitl_resolved')).toBeLessThan(
+      indexOf(events, (e) => e.type === 'complete'),
+    );
+    expect(
+      payloads<{ output: { copyVariants: unknown[] } }>(events, 'complete')[0].output.copyVariants,
+    ).toHaveLength(7);
   }, 60_000);
 
   it('a branched plan whose lane 2 fails for good replans from that lane alone: lane 1 keeps its output, no lane is doubled', async () => {
@@ -214,28 +299,51 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
     const starts = payloads<{ nodeId: string; capabilityId?: string }>(events, 'node_start');
     expect(starts.filter((s) => s.nodeId === 'execution-1')).toHaveLength(1);
     expect(events.filter(isReplan)).toHaveLength(1);
-    const updated = payloads<{ plan: { nodes: Array<{ id: string; kind: string; capabilityId?: string }> } }>(events, 'plan_updated')[0];
+    const updated = payloads<{ plan: { nodes: Array<{ id: string; kind: string; capabilityId?: string }> } }>(
+      events,
+      'plan_updated',
+    )[0];
     const lanes = updated.plan.nodes.filter((n) => n.kind === 'execution');
-    expect(lanes.map((n) => [n.id, n.capabilityId])).toEqual([['execution-1', WRITER], ['execution-1-lane-2', DIRECT]]);
+    expect(lanes.map((n) => [n.id, n.capabilityId])).toEqual([
+      ['execution-1', WRITER],
+      ['execution-1-lane-2', DIRECT],
+    ]);
     expect(updated.plan.nodes.filter((n) => n.kind === 'branch')).toHaveLength(7);
     expect(updated.plan.nodes.some((n) => n.id.endsWith('-v2'))).toBe(false);
-    expect((payloads<{ output: { copyVariants: unknown[] } }>(events, 'complete')[0]).output.copyVariants).toHaveLength(7);
+    expect(
+      payloads<{ output: { copyVariants: unknown[] } }>(events, 'complete')[0].output.copyVariants,
+    ).toHaveLength(7);
   }, 60_000);
 
   it('the replanned lane failing too: its fallback HITL is raised, and the operator’s output completes the run', async () => {
     const run = await openRun(client, sevenVariants([], '[lane-2 down] [direct down]'));
     const request = await waitForEvent(flex, run.runId, (e) => e.type === 'hitl_request');
-    expect(request.payload).toMatchObject({ mode: 'node_output', nodeId: 'execution-1-lane-2', artifact: { fallbackNodeId: 'fallback-1-lane-2' } });
+    expect(request.payload).toMatchObject({
+      mode: 'node_output',
+      nodeId: 'execution-1-lane-2',
+      artifact: { fallbackNodeId: 'fallback-1-lane-2' },
+    });
     const sofar = await runEvents(flex, run.runId);
-    const lane1 = payloads<{ nodeId: string; output: { copyVariants: unknown[] } }>(sofar, 'node_complete').find((c) => c.nodeId === 'execution-1');
+    const lane1 = payloads<{ nodeId: string; output: { copyVariants: unknown[] } }>(
+      sofar,
+      'node_complete',
+    ).find((c) => c.nodeId === 'execution-1');
     const count = 7 - (lane1?.output.copyVariants.length ?? 0);
-    const copyVariants = Array.from({ length: count }, (_, i) => ({ headline: `Operator take ${i + 1}`, body: `Written by an operator for lane 2, take ${i + 1}.`, callToAction: 'Join us' }));
-    await resolve(operator, run.runId, (request.payload as { requestId: string }).requestId, 'approve', { copyVariants });
+    const copyVariants = Array.from({ length: count }, (_, i) => ({
+      headline: `Operator take ${i + 1}`,
+      body: `Written by an operator for lane 2, take ${i + 1}.`,
+      callToAction: 'Join us',
+    }));
+    await resolve(operator, run.runId, (request.payload as { requestId: string }).requestId, 'approve', {
+      copyVariants,
+    });
     const frames = await run.frames;
     expect(frames[frames.length - 1].type).toBe('complete');
     const events = await waitForEnd(flex, run.runId);
     expectEndedOnce(events, 'complete');
     expect(events.filter(isReplan)).toHaveLength(1);
-    expect((payloads<{ output: { copyVariants: unknown[] } }>(events, 'complete')[0]).output.copyVariants).toHaveLength(7);
+    expect(
+      payloads<{ output: { copyVariants: unknown[] } }>(events, 'complete')[0].output.copyVariants,
+    ).toHaveLength(7);
   }, 60_000);
 });

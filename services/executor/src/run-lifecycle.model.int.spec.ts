@@ -27,10 +27,26 @@ const writer = defineAgent({
 
 /** Policies a run may carry, so its paths cross pauses and human gates; operators fire the manual ones. */
 const CANDIDATES = {
-  review: { id: 'review', trigger: { kind: 'onStart' }, action: { type: 'hitl', rationale: 'check the plan' } },
-  brand: { id: 'brand', trigger: { kind: 'onNodeComplete', selector: { kind: 'structuring' } }, action: { type: 'pause', reason: 'brand check' } },
-  lane: { id: 'lane', trigger: { kind: 'onNodeComplete', selector: { nodeId: 'execution-1-lane-2' } }, action: { type: 'hitl', rationale: 'check lane 2' } },
-  second: { id: 'second', trigger: { kind: 'onNodeComplete', selector: { nodeId: 'execution-1' } }, action: { type: 'hitl', approveAction: { type: 'replan' }, rejectAction: { type: 'pause' } } },
+  review: {
+    id: 'review',
+    trigger: { kind: 'onStart' },
+    action: { type: 'hitl', rationale: 'check the plan' },
+  },
+  brand: {
+    id: 'brand',
+    trigger: { kind: 'onNodeComplete', selector: { kind: 'structuring' } },
+    action: { type: 'pause', reason: 'brand check' },
+  },
+  lane: {
+    id: 'lane',
+    trigger: { kind: 'onNodeComplete', selector: { nodeId: 'execution-1-lane-2' } },
+    action: { type: 'hitl', rationale: 'check lane 2' },
+  },
+  second: {
+    id: 'second',
+    trigger: { kind: 'onNodeComplete', selector: { nodeId: 'execution-1' } },
+    action: { type: 'hitl', approveAction: { type: 'replan' }, rejectAction: { type: 'pause' } },
+  },
 } as const;
 const MANUAL = [
   { id: 'hold', trigger: { kind: 'manual' }, action: { type: 'pause', reason: 'operator hold' } },
@@ -54,7 +70,8 @@ async function quiet(real: Real): Promise<StoredEvent[]> {
     async () => {
       const events = await runEvents(real.flex, real.runId);
       const last = events[events.length - 1].position;
-      for (const name of ['planner', 'validator', 'executor']) if ((await loadCheckpoint(db, `bus:${name}`)).position < last) return undefined;
+      for (const name of ['planner', 'validator', 'executor'])
+        if ((await loadCheckpoint(db, `bus:${name}`)).position < last) return undefined;
       return (await runEvents(real.flex, real.runId)).length === events.length ? events : undefined;
     },
     WAIT_MS,
@@ -66,14 +83,18 @@ async function quiet(real: Real): Promise<StoredEvent[]> {
 function checkRest(events: readonly StoredEvent[]): RunState {
   let state: RunState = initialRunState();
   for (const event of events) {
-    if (state.status !== 'none' && (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled')) {
+    if (
+      state.status !== 'none' &&
+      (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled')
+    ) {
       throw new Error(`${event.type} after the run ended`);
     }
     if (event.type === 'complete') expect(pendingHitlRequests(state)).toEqual([]);
     state = evolveRun(state, event);
   }
   const resting = state.status === 'paused' || pendingHitlRequests(state).length > 0;
-  if (!resting && !['completed', 'failed', 'cancelled'].includes(state.status)) throw new Error(`run rests ${state.status} with nothing to move it`);
+  if (!resting && !['completed', 'failed', 'cancelled'].includes(state.status))
+    throw new Error(`run rests ${state.status} with nothing to move it`);
   return state;
 }
 
@@ -90,14 +111,21 @@ abstract class Step implements Cmd {
 }
 
 class Decide extends Step {
-  constructor(readonly index: number, readonly decision: 'approve' | 'reject') {
+  constructor(
+    readonly index: number,
+    readonly decision: 'approve' | 'reject',
+  ) {
     super();
   }
   async apply(real: Real, state: RunState): Promise<void> {
     const pending = pendingHitlRequests(state);
     if (pending.length === 0) return;
     const requestId = pending[this.index % pending.length];
-    await real.operator.json('POST', '/api/v1/flex/hitl/resolve', { runId: real.runId, requestId, decision: this.decision });
+    await real.operator.json('POST', '/api/v1/flex/hitl/resolve', {
+      runId: real.runId,
+      requestId,
+      decision: this.decision,
+    });
   }
   toString(): string {
     return `hitl#${this.index}:${this.decision}`;
@@ -122,7 +150,9 @@ class Resume extends Step {
   }
   async apply(real: Real, state: RunState): Promise<void> {
     const version = state.status === 'none' ? 1 : state.planVersion;
-    const streams = await Promise.all(Array.from({ length: this.twice ? 2 : 1 }, () => real.client.resume(real.runId, version)));
+    const streams = await Promise.all(
+      Array.from({ length: this.twice ? 2 : 1 }, () => real.client.resume(real.runId, version)),
+    );
     // Of two resumes of a paused run exactly one wins; of resumes of a run not paused, none.
     expect(streams.filter((s) => s.status === 200)).toHaveLength(state.status === 'paused' ? 1 : 0);
     for (const s of streams) s.close();
@@ -137,7 +167,8 @@ async function drive(real: Real): Promise<StoredEvent[]> {
   for (let step = 0; step < 40; step++) {
     const events = await quiet(real);
     const state = checkRest(events);
-    if (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled') return events;
+    if (state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled')
+      return events;
     if (state.status === 'paused') await new Resume(false).apply(real, state);
     else await new Decide(0, 'approve').apply(real, state);
   }
@@ -145,7 +176,9 @@ async function drive(real: Real): Promise<StoredEvent[]> {
 }
 
 const commands = [
-  fc.tuple(fc.nat(), fc.constantFrom<'approve' | 'reject'>('approve', 'approve', 'approve', 'reject')).map(([i, d]) => new Decide(i, d)),
+  fc
+    .tuple(fc.nat(), fc.constantFrom<'approve' | 'reject'>('approve', 'approve', 'approve', 'reject'))
+    .map(([i, d]) => new Decide(i, d)),
   fc.constantFrom('hold', 'hold', 'rethink', 'ask').map((id) => new Trigger(id)),
   fc.boolean().map((twice) => new Resume(twice)),
 ];
@@ -178,27 +211,34 @@ describe('the run lifecycle on the embedded system (fast-check, async command mo
     const policies = fc.subarray(Object.keys(CANDIDATES) as Array<keyof typeof CANDIDATES>, { minLength: 1 });
     const scenario = fc.record({ policies, flaky: fc.boolean(), seven: fc.boolean() });
     await fc.assert(
-      fc.asyncProperty(scenario, fc.commands(commands, { maxCommands: 8 }), async ({ policies: chosen, flaky, seven }, cmds) => {
-        const envelope = envelopeWithPolicies([...chosen.map((k) => CANDIDATES[k]), ...MANUAL]);
-        if (flaky) envelope.objective = `${envelope.objective} [flaky]`;
-        if (seven) sevenVariants(envelope);
-        const started: LiveStream & { runId: string } = await client.start(envelope);
-        const real: Real = { flex, client, operator, runId: started.runId };
-        const watcher = await client.follow(real.runId);
-        try {
-          await fc.asyncModelRun(() => ({ model: {}, real }), cmds);
-          const events = await drive(real);
-          expectEndedOnce(events, events[events.length - 1].type as 'complete' | 'run_failed' | 'run_cancelled');
-          const seen = await watcher.ended;
-          expect(seen.map((f) => f.id)).toEqual(events.filter((e) => !isInternal(e.type)).map((e) => e.id));
-          expect(isTerminal(seen[seen.length - 1].type)).toBe(true);
-          const detail = (await client.json('GET', `/api/v1/flex/runs/${real.runId}`)).body;
-          expect(detail.run.status).toBe(events.reduce(evolveRun, initialRunState()).status);
-        } finally {
-          watcher.close();
-          started.close();
-        }
-      }),
+      fc.asyncProperty(
+        scenario,
+        fc.commands(commands, { maxCommands: 8 }),
+        async ({ policies: chosen, flaky, seven }, cmds) => {
+          const envelope = envelopeWithPolicies([...chosen.map((k) => CANDIDATES[k]), ...MANUAL]);
+          if (flaky) envelope.objective = `${envelope.objective} [flaky]`;
+          if (seven) sevenVariants(envelope);
+          const started: LiveStream & { runId: string } = await client.start(envelope);
+          const real: Real = { flex, client, operator, runId: started.runId };
+          const watcher = await client.follow(real.runId);
+          try {
+            await fc.asyncModelRun(() => ({ model: {}, real }), cmds);
+            const events = await drive(real);
+            expectEndedOnce(
+              events,
+              events[events.length - 1].type as 'complete' | 'run_failed' | 'run_cancelled',
+            );
+            const seen = await watcher.ended;
+            expect(seen.map((f) => f.id)).toEqual(events.filter((e) => !isInternal(e.type)).map((e) => e.id));
+            expect(isTerminal(seen[seen.length - 1].type)).toBe(true);
+            const detail = (await client.json('GET', `/api/v1/flex/runs/${real.runId}`)).body;
+            expect(detail.run.status).toBe(events.reduce(evolveRun, initialRunState()).status);
+          } finally {
+            watcher.close();
+            started.close();
+          }
+        },
+      ),
       { numRuns: RUNS },
     );
   }, 180_000);

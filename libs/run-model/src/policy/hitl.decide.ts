@@ -12,7 +12,12 @@ type ResolvedRequest = Extract<HitlRequestState, { status: 'resolved' }>;
  * run was paused, in the order the requests were raised. Each follow-up is decided on the state the
  * earlier ones leave; nothing follows once the run has ended.
  */
-export function decideHitlFollowUps(state: RunState, eventId: string, limits: RunLimits, now: Date): Decided[] {
+export function decideHitlFollowUps(
+  state: RunState,
+  eventId: string,
+  limits: RunLimits,
+  now: Date,
+): Decided[] {
   if (state.status === 'none') return [];
   const out: Decided[] = [];
   let current: RunState = state;
@@ -31,7 +36,11 @@ export function decideHitlFollowUps(state: RunState, eventId: string, limits: Ru
  * approval runs `approveAction` (default: resume), a rejection `rejectAction` (default: fail); a
  * node-output request completes the node with the operator's (already validated) payload.
  */
-export function decideHitlFollowUp(state: StartedRun, resolved: EventPayload<'hitl_resolved'>, limits: RunLimits): Decided[] {
+export function decideHitlFollowUp(
+  state: StartedRun,
+  resolved: EventPayload<'hitl_resolved'>,
+  limits: RunLimits,
+): Decided[] {
   const request = state.hitl[resolved.requestId];
   if (!request || request.status !== 'resolved' || isTerminal(state)) return [];
   return followUp(state, request, limits);
@@ -45,13 +54,21 @@ function followUp(state: StartedRun, request: ResolvedRequest, limits: RunLimits
     if (reject) return decideAction(state, reject, ctx, limits);
     const note = request.note ? `: ${request.note}` : '';
     const reason = `an operator rejected HITL request ${request.requestId}${note}`;
-    return [{ type: 'run_failed', payload: strip({ code: 'hitl_rejected', reason, nodeId: request.nodeId }) }];
+    return [
+      { type: 'run_failed', payload: strip({ code: 'hitl_rejected', reason, nodeId: request.nodeId }) },
+    ];
   }
   if (request.mode === 'node_output' && request.nodeId) {
     const node = state.nodes[request.nodeId];
     if (!node || node.status !== 'awaiting_hitl' || node.hitlRequestId !== request.requestId) return [];
     const output = isObject(request.payload) ? request.payload : {};
-    const payload = { nodeId: request.nodeId, capabilityId: node.capabilityId, attempt: Math.max(node.attempt, 1), output, durationMs: 0 };
+    const payload = {
+      nodeId: request.nodeId,
+      capabilityId: node.capabilityId,
+      attempt: Math.max(node.attempt, 1),
+      output,
+      durationMs: 0,
+    };
     return [{ type: 'node_complete', payload: strip(payload) }];
   }
   return decideAction(state, request.action?.approveAction ?? 'resume', ctx, limits);

@@ -19,7 +19,10 @@ abstract class Step implements Cmd {
 }
 
 class AgentAnswers extends Step {
-  constructor(readonly index: number, readonly outcome: AgentOutcome) {
+  constructor(
+    readonly index: number,
+    readonly outcome: AgentOutcome,
+  ) {
     super();
   }
   apply(system: LifecycleSystem): void {
@@ -31,7 +34,10 @@ class AgentAnswers extends Step {
 }
 
 class Resolve extends Step {
-  constructor(readonly index: number, readonly decision: 'approve' | 'reject' | 'bad') {
+  constructor(
+    readonly index: number,
+    readonly decision: 'approve' | 'reject' | 'bad',
+  ) {
     super();
   }
   apply(system: LifecycleSystem): void {
@@ -80,7 +86,10 @@ class Duplicate extends Step {
 
 /** A step with no argument. */
 class Simple extends Step {
-  constructor(readonly name: string, readonly action: (system: LifecycleSystem) => void) {
+  constructor(
+    readonly name: string,
+    readonly action: (system: LifecycleSystem) => void,
+  ) {
     super();
   }
   apply(system: LifecycleSystem): void {
@@ -99,8 +108,11 @@ const concurrentResumes = new Simple('resume×2', (system) => {
   expect(after - before).toBeLessThanOrEqual(1);
 });
 
-const agent = (outcomes: AgentOutcome[]) => fc.tuple(fc.nat(), fc.constantFrom(...outcomes)).map(([i, o]) => new AgentAnswers(i, o));
-const resolve = fc.tuple(fc.nat(), fc.constantFrom<'approve' | 'reject' | 'bad'>('approve', 'approve', 'reject', 'bad')).map(([i, d]) => new Resolve(i, d));
+const agent = (outcomes: AgentOutcome[]) =>
+  fc.tuple(fc.nat(), fc.constantFrom(...outcomes)).map(([i, o]) => new AgentAnswers(i, o));
+const resolve = fc
+  .tuple(fc.nat(), fc.constantFrom<'approve' | 'reject' | 'bad'>('approve', 'approve', 'reject', 'bad'))
+  .map(([i, d]) => new Resolve(i, d));
 const trigger = fc.constantFrom('hold', 'hold', 'rethink', 'ask', 'gate').map((id) => new Trigger(id));
 
 /** What can happen next, weighted by repetition toward what moves a run and what crosses its paths. */
@@ -118,7 +130,12 @@ const commands = [
   fc.constant(new Simple('timer', (system) => system.timerFires())),
   fc.nat().map((i) => new Duplicate(i)),
   fc.constant(new Simple('restart', (system) => system.restart())),
-  fc.constantFrom(false, false, false, false, false, false, false, true).map((cancel) => new Simple(cancel ? 'cancel' : 'timer', (system) => (cancel ? system.cancel() : system.timerFires()))),
+  fc
+    .constantFrom(false, false, false, false, false, false, false, true)
+    .map(
+      (cancel) =>
+        new Simple(cancel ? 'cancel' : 'timer', (system) => (cancel ? system.cancel() : system.timerFires())),
+    ),
 ];
 
 /** The count the normal test command runs (FLEX_MODEL_RUNS overrides it, e.g. for a long soak). */

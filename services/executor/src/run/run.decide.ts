@@ -2,8 +2,17 @@ import type { EventPayload } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import type { DecidedEvent } from '@flex/runtime';
 import {
-  decideDeferredReplan, decideFirings, decideHitlFollowUps, evaluatePolicies, foldDecided, isTerminal, runtimePolicies,
-  type PolicyTriggerInput, type RunLimits, type RunState, type StartedRun,
+  decideDeferredReplan,
+  decideFirings,
+  decideHitlFollowUps,
+  evaluatePolicies,
+  foldDecided,
+  isTerminal,
+  runtimePolicies,
+  type PolicyTriggerInput,
+  type RunLimits,
+  type RunState,
+  type StartedRun,
 } from '@flex/run-model';
 import { decideAdvance, type AdvanceDecision, type AdvanceOptions } from './advance.decide';
 
@@ -16,19 +25,34 @@ export interface ExecutorDecideOptions extends AdvanceOptions {
  * policies it triggers, a replan that was waiting for them, then moving the run forward. The same
  * event handled twice decides the same events (the adapter appends them once).
  */
-export function decideReaction(state: RunState, event: StoredEvent, now: Date, options: ExecutorDecideOptions): AdvanceDecision {
+export function decideReaction(
+  state: RunState,
+  event: StoredEvent,
+  now: Date,
+  options: ExecutorDecideOptions,
+): AdvanceDecision {
   switch (event.type) {
     case 'plan_generated':
       return decideOnEvent(state, [{ kind: 'onStart' }], now, options);
     case 'node_complete': {
       const p = event.payload as EventPayload<'node_complete'>;
-      return decideOnEvent(state, [{ kind: 'onNodeComplete', nodeId: p.nodeId, eventId: event.id }], now, options);
+      return decideOnEvent(
+        state,
+        [{ kind: 'onNodeComplete', nodeId: p.nodeId, eventId: event.id }],
+        now,
+        options,
+      );
     }
     case 'validation_error': {
       const p = event.payload as EventPayload<'validation_error'>;
       // A final output blamed on a node is that node's validation failure too.
       if (!p.nodeId || p.scope === 'envelope') return { events: [] };
-      const trigger: PolicyTriggerInput = { kind: 'onValidationFail', nodeId: p.nodeId, eventId: event.id, errors: p.errors };
+      const trigger: PolicyTriggerInput = {
+        kind: 'onValidationFail',
+        nodeId: p.nodeId,
+        eventId: event.id,
+        errors: p.errors,
+      };
       return decideOnEvent(state, [trigger], now, options);
     }
     case 'hitl_resolved':
@@ -45,9 +69,19 @@ export function decideReaction(state: RunState, event: StoredEvent, now: Date, o
  * waited for HITL decisions once none is pending, then move the run forward on the state those
  * events leave behind.
  */
-export function decideOnEvent(state: RunState, triggers: readonly PolicyTriggerInput[], now: Date, options: ExecutorDecideOptions): AdvanceDecision {
+export function decideOnEvent(
+  state: RunState,
+  triggers: readonly PolicyTriggerInput[],
+  now: Date,
+  options: ExecutorDecideOptions,
+): AdvanceDecision {
   if (state.status === 'none' || isTerminal(state)) return { events: [] };
-  const policyEvents = decidePolicies(state, [...triggers, { kind: 'onMetricBelow' }, { kind: 'onTimeout' }], now, options.limits);
+  const policyEvents = decidePolicies(
+    state,
+    [...triggers, { kind: 'onMetricBelow' }, { kind: 'onTimeout' }],
+    now,
+    options.limits,
+  );
   return withAdvance(state, policyEvents, now, options);
 }
 
@@ -55,17 +89,32 @@ export function decideOnEvent(state: RunState, triggers: readonly PolicyTriggerI
  * On the event that puts HITL decisions into effect (`hitl_resolved`, or the `run_resumed` after
  * decisions made during a pause): their follow-ups, then as {@link decideOnEvent}.
  */
-export function decideAfterDecision(state: RunState, eventId: string, now: Date, options: ExecutorDecideOptions): AdvanceDecision {
+export function decideAfterDecision(
+  state: RunState,
+  eventId: string,
+  now: Date,
+  options: ExecutorDecideOptions,
+): AdvanceDecision {
   if (state.status === 'none' || isTerminal(state)) return { events: [] };
   const followUps = decideHitlFollowUps(state, eventId, options.limits, now) as DecidedEvent[];
   const next = foldDecided(state, followUps, now);
   if (next.status === 'none' || isTerminal(next)) return { events: followUps };
-  const policyEvents = decidePolicies(next, [{ kind: 'onMetricBelow' }, { kind: 'onTimeout' }], now, options.limits);
+  const policyEvents = decidePolicies(
+    next,
+    [{ kind: 'onMetricBelow' }, { kind: 'onTimeout' }],
+    now,
+    options.limits,
+  );
   return withAdvance(state, [...followUps, ...policyEvents], now, options);
 }
 
 /** After `hitl_resolved` (its payload): the follow-up of that decision, then advance. */
-export function decideAfterHitl(state: RunState, resolved: EventPayload<'hitl_resolved'>, now: Date, options: ExecutorDecideOptions): AdvanceDecision {
+export function decideAfterHitl(
+  state: RunState,
+  resolved: EventPayload<'hitl_resolved'>,
+  now: Date,
+  options: ExecutorDecideOptions,
+): AdvanceDecision {
   const request = state.status === 'none' ? undefined : state.hitl[resolved.requestId];
   if (!request || request.status !== 'resolved') return decideOnEvent(state, [], now, options);
   return decideAfterDecision(state, request.effectiveAt, now, options);
@@ -89,7 +138,12 @@ export function decideTimers(state: RunState, now: Date, limits: RunLimits): Adv
   return { events: [], wakeInMs };
 }
 
-function decidePolicies(state: StartedRun, triggers: readonly PolicyTriggerInput[], now: Date, limits: RunLimits): DecidedEvent[] {
+function decidePolicies(
+  state: StartedRun,
+  triggers: readonly PolicyTriggerInput[],
+  now: Date,
+  limits: RunLimits,
+): DecidedEvent[] {
   const out: DecidedEvent[] = [];
   let current = state;
   for (const trigger of triggers) {
@@ -99,12 +153,18 @@ function decidePolicies(state: StartedRun, triggers: readonly PolicyTriggerInput
     const events = decideFirings(current, firings, limits, now);
     out.push(...events);
     current = foldDecided(current, events, now) as StartedRun;
-    if (current.status !== 'running' || current.pendingPlanRequest || current.deferredReplan !== undefined) break;
+    if (current.status !== 'running' || current.pendingPlanRequest || current.deferredReplan !== undefined)
+      break;
   }
   return out;
 }
 
-function withAdvance(state: StartedRun, before: DecidedEvent[], now: Date, options: ExecutorDecideOptions): AdvanceDecision {
+function withAdvance(
+  state: StartedRun,
+  before: DecidedEvent[],
+  now: Date,
+  options: ExecutorDecideOptions,
+): AdvanceDecision {
   const next = foldDecided(state, before, now);
   const replan = decideDeferredReplan(next, options.limits) as DecidedEvent[];
   if (replan.length) return { events: [...before, ...replan] };

@@ -1,8 +1,19 @@
 import type { CapabilityRegistration, PlanGraph, RuntimePolicy } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import {
-  decideCancel, decideHitlResolve, decideManualTrigger, decideResume, evolveRun, initialRunState, isPlanned, isTerminal,
-  pendingHitlRequests, replanInFlight, type ControlOutcome, type RunLimits, type RunState,
+  decideCancel,
+  decideHitlResolve,
+  decideManualTrigger,
+  decideResume,
+  evolveRun,
+  initialRunState,
+  isPlanned,
+  isTerminal,
+  pendingHitlRequests,
+  replanInFlight,
+  type ControlOutcome,
+  type RunLimits,
+  type RunState,
 } from '@flex/run-model';
 import type { AdvanceDecision } from '../run/advance.decide';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from '../run/invoke.decide';
@@ -13,11 +24,46 @@ import { brief, envelopeWith, qaFindings, variants } from './run.fixtures';
 export const modelPlan: PlanGraph = {
   planVersion: 1,
   nodes: [
-    { id: 's', kind: 'structuring', label: 'Strategy', capabilityId: 'S.brief', inputFacets: ['objectiveBrief'], outputFacets: ['writerBrief'] },
-    { id: 'w', kind: 'execution', label: 'Writer', capabilityId: 'W.write', inputFacets: ['writerBrief'], outputFacets: ['copyVariants'] },
-    { id: 'r', kind: 'execution', label: 'Rationale', capabilityId: 'R.why', inputFacets: ['writerBrief'], outputFacets: ['strategicRationale'] },
-    { id: 'q', kind: 'validation', label: 'QA', capabilityId: 'Q.review', inputFacets: ['copyVariants'], outputFacets: ['qaFindings'] },
-    { id: 'fallback-w', kind: 'fallback', label: 'Operator', inputFacets: [], outputFacets: ['copyVariants'], fallbackFor: 'w' },
+    {
+      id: 's',
+      kind: 'structuring',
+      label: 'Strategy',
+      capabilityId: 'S.brief',
+      inputFacets: ['objectiveBrief'],
+      outputFacets: ['writerBrief'],
+    },
+    {
+      id: 'w',
+      kind: 'execution',
+      label: 'Writer',
+      capabilityId: 'W.write',
+      inputFacets: ['writerBrief'],
+      outputFacets: ['copyVariants'],
+    },
+    {
+      id: 'r',
+      kind: 'execution',
+      label: 'Rationale',
+      capabilityId: 'R.why',
+      inputFacets: ['writerBrief'],
+      outputFacets: ['strategicRationale'],
+    },
+    {
+      id: 'q',
+      kind: 'validation',
+      label: 'QA',
+      capabilityId: 'Q.review',
+      inputFacets: ['copyVariants'],
+      outputFacets: ['qaFindings'],
+    },
+    {
+      id: 'fallback-w',
+      kind: 'fallback',
+      label: 'Operator',
+      inputFacets: [],
+      outputFacets: ['copyVariants'],
+      fallbackFor: 'w',
+    },
   ],
   edges: [
     { from: 's', to: 'w' },
@@ -28,20 +74,50 @@ export const modelPlan: PlanGraph = {
   metadata: { plannerId: 'model', plannerVersion: '1', determinism: 'full', inputHash: 'x'.repeat(64) },
 };
 
-const policy = (id: string, trigger: RuntimePolicy['trigger'], action: RuntimePolicy['action']): RuntimePolicy => ({ id, trigger, action });
+const policy = (
+  id: string,
+  trigger: RuntimePolicy['trigger'],
+  action: RuntimePolicy['action'],
+): RuntimePolicy => ({ id, trigger, action });
 
 /** The run's runtime policies: an approval on the parallel branch, a QA replan, and what operators fire by hand. */
 export const modelPolicies: RuntimePolicy[] = [
-  policy('review', { kind: 'onNodeComplete', selector: { nodeId: 'r' } }, { type: 'hitl', rationale: 'check the rationale' }),
-  policy('low_qa', { kind: 'onNodeComplete', selector: { nodeId: 'q' }, condition: { '<': [{ var: 'qaFindings.overallScore' }, 0.5] } }, { type: 'replan' }),
+  policy(
+    'review',
+    { kind: 'onNodeComplete', selector: { nodeId: 'r' } },
+    { type: 'hitl', rationale: 'check the rationale' },
+  ),
+  policy(
+    'low_qa',
+    {
+      kind: 'onNodeComplete',
+      selector: { nodeId: 'q' },
+      condition: { '<': [{ var: 'qaFindings.overallScore' }, 0.5] },
+    },
+    { type: 'replan' },
+  ),
   policy('hold', { kind: 'manual' }, { type: 'pause', reason: 'operator hold' }),
   policy('rethink', { kind: 'manual' }, { type: 'replan' }),
   policy('ask', { kind: 'manual' }, { type: 'hitl', rationale: 'operator asks' }),
-  policy('gate', { kind: 'manual' }, { type: 'hitl', approveAction: { type: 'replan' }, rejectAction: { type: 'pause', reason: 'rejected gate' } }),
+  policy(
+    'gate',
+    { kind: 'manual' },
+    {
+      type: 'hitl',
+      approveAction: { type: 'replan' },
+      rejectAction: { type: 'pause', reason: 'rejected gate' },
+    },
+  ),
 ];
 
 const registration = (capabilityId: string, inputs: string[], outputs: string[]): CapabilityRegistration => ({
-  capabilityId, agentType: 'ai', version: '1', displayName: capabilityId, summary: capabilityId, inputContract: inputs, outputContract: outputs,
+  capabilityId,
+  agentType: 'ai',
+  version: '1',
+  displayName: capabilityId,
+  summary: capabilityId,
+  inputContract: inputs,
+  outputContract: outputs,
 });
 
 /** What the registry answers: a drop-in writer, and one that needs other inputs (so a failure may replan). */
@@ -53,7 +129,16 @@ export const modelRegistry: CapabilityRegistration[] = [
 export type AgentOutcome = 'ok' | 'low' | 'fail' | 'fatal' | 'timeout' | 'invalid';
 
 /** The executor's event handlers, as `@EventPattern`s in ExecutorHandler. */
-const EXECUTOR_EVENTS = new Set(['plan_generated', 'plan_updated', 'node_complete', 'node_error', 'validation_error', 'hitl_resolved', 'run_resumed', 'node_start']);
+const EXECUTOR_EVENTS = new Set([
+  'plan_generated',
+  'plan_updated',
+  'node_complete',
+  'node_error',
+  'validation_error',
+  'hitl_resolved',
+  'run_resumed',
+  'node_start',
+]);
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const accepted = { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] };
 const rejected = { status: 'rejected', satisfactionScore: 0, failures: [], warnings: [], infos: [] };
@@ -93,7 +178,10 @@ export class LifecycleSystem {
   ) {
     const envelope = envelopeWith(modelPolicies);
     const owner = { principal: 'tok_client', role: 'client' };
-    this.append([{ type: 'start', payload: { runId: 'r1', envelope, normalization: [], owner } }, planRequest(1, 'initial')]);
+    this.append([
+      { type: 'start', payload: { runId: 'r1', envelope, normalization: [], owner } },
+      planRequest(1, 'initial'),
+    ]);
     // The first plan is accepted: the interleavings worth exploring happen once a run has one.
     this.planStep(true);
   }
@@ -102,11 +190,14 @@ export class LifecycleSystem {
 
   private append(decided: readonly Decided[], key?: string, expectedVersion?: number): Append {
     if (decided.length === 0) return { appended: [], duplicate: false, conflict: false };
-    if (expectedVersion !== undefined && expectedVersion !== this.events.length) return { appended: [], duplicate: false, conflict: true };
+    if (expectedVersion !== undefined && expectedVersion !== this.events.length)
+      return { appended: [], duplicate: false, conflict: true };
     if (key !== undefined && this.keys.has(key)) return { appended: [], duplicate: true, conflict: false };
     if (key !== undefined) this.keys.add(key);
     if (key !== undefined && this.decidedWhilePaused.has(key.replace('executor:advance:', ''))) {
-      throw new Error(`a decision made while paused took effect before the resume: ${decided.map((d) => d.type).join(', ')}`);
+      throw new Error(
+        `a decision made while paused took effect before the resume: ${decided.map((d) => d.type).join(', ')}`,
+      );
     }
     const appended = decided.map((d) => this.store(d));
     return { appended, duplicate: false, conflict: false };
@@ -115,8 +206,14 @@ export class LifecycleSystem {
   private store(d: Decided): StoredEvent {
     const version = this.events.length + 1;
     const event: StoredEvent = {
-      position: version, id: `e${version}`, streamId: 'run-r1', version, type: d.type, payload: d.payload,
-      metadata: { correlationId: 'corr-1' }, timestamp: new Date(this.now).toISOString(),
+      position: version,
+      id: `e${version}`,
+      streamId: 'run-r1',
+      version,
+      type: d.type,
+      payload: d.payload,
+      metadata: { correlationId: 'corr-1' },
+      timestamp: new Date(this.now).toISOString(),
     };
     checkAppend(this.live, event);
     const before = this.live;
@@ -147,8 +244,14 @@ export class LifecycleSystem {
   private deliver(event: StoredEvent): void {
     if (event.type === 'node_start') return this.invoke(event);
     const now = new Date(this.now);
-    const options = (fallbacks?: readonly CapabilityRegistration[]) => ({ limits: this.limits, retry: this.retry, fallbacks });
-    let outcome = this.decide(`executor:advance:${event.id}`, (s, f) => decideReaction(s, event, now, options(f)));
+    const options = (fallbacks?: readonly CapabilityRegistration[]) => ({
+      limits: this.limits,
+      retry: this.retry,
+      fallbacks,
+    });
+    let outcome = this.decide(`executor:advance:${event.id}`, (s, f) =>
+      decideReaction(s, event, now, options(f)),
+    );
     if (outcome.duplicate) outcome = this.decide(undefined, (s, f) => decideOnEvent(s, [], now, options(f)));
     const wake = outcome.decision?.wakeInMs;
     if (wake !== undefined) this.timers.push({ event, dueAt: this.now + Math.max(wake, 10) });
@@ -156,7 +259,10 @@ export class LifecycleSystem {
   }
 
   /** As ExecutorHandler.run: decide; when the registry's view is needed, decide again with it. */
-  private decide(key: string | undefined, decide: (s: RunState, f?: readonly CapabilityRegistration[]) => AdvanceDecision) {
+  private decide(
+    key: string | undefined,
+    decide: (s: RunState, f?: readonly CapabilityRegistration[]) => AdvanceDecision,
+  ) {
     let decision = decide(this.live);
     let result = this.append(decision.events, key);
     if (result.appended.length === 0 && !result.duplicate && decision.needsFallbacks) {
@@ -184,7 +290,10 @@ export class LifecycleSystem {
     const p = start.payload as { nodeId: string; attempt: number };
     this.tick();
     const answer = agentOutcome(p.nodeId, outcome);
-    this.append(decideInvocation(this.live, p.nodeId, p.attempt, answer, this.retry), `executor:invoke:${start.id}`);
+    this.append(
+      decideInvocation(this.live, p.nodeId, p.attempt, answer, this.retry),
+      `executor:invoke:${start.id}`,
+    );
     this.settle();
   }
 
@@ -202,9 +311,19 @@ export class LifecycleSystem {
     if (pending.length === 0 || this.live.status === 'none') return undefined;
     const requestId = pending[index % pending.length];
     const nodeOutput = this.live.hitl[requestId].mode === 'node_output';
-    const payload = nodeOutput ? (decision === 'bad' ? { copyVariants: 'nope' } : { copyVariants: variants }) : undefined;
-    const errors = decision === 'bad' && nodeOutput ? [{ path: '/copyVariants', message: 'must be array' }] : [];
-    const request = { runId: 'r1', requestId, decision: decision === 'reject' ? ('reject' as const) : ('approve' as const), ...(payload ? { payload } : {}) };
+    const payload = nodeOutput
+      ? decision === 'bad'
+        ? { copyVariants: 'nope' }
+        : { copyVariants: variants }
+      : undefined;
+    const errors =
+      decision === 'bad' && nodeOutput ? [{ path: '/copyVariants', message: 'must be array' }] : [];
+    const request = {
+      runId: 'r1',
+      requestId,
+      decision: decision === 'reject' ? ('reject' as const) : ('approve' as const),
+      ...(payload ? { payload } : {}),
+    };
     this.tick();
     const outcome = this.command((s) => decideHitlResolve(s, request, 'op', errors));
     this.settle();
@@ -213,7 +332,9 @@ export class LifecycleSystem {
 
   trigger(policyId: string): ControlOutcome {
     this.tick();
-    const outcome = this.command((s) => decideManualTrigger(s, 'r1', policyId, new Date(this.now), this.limits));
+    const outcome = this.command((s) =>
+      decideManualTrigger(s, 'r1', policyId, new Date(this.now), this.limits),
+    );
     this.settle();
     return outcome;
   }
@@ -235,7 +356,8 @@ export class LifecycleSystem {
     const outcomes: ControlOutcome[] = [];
     for (let i = 0; i < 2; i++) {
       let outcome = decideResume(seen, 'r1', planVersion, `op${i}`);
-      if (outcome.ok && this.append(outcome.events, undefined, version).conflict) outcome = this.command((s) => decideResume(s, 'r1', planVersion, `op${i}`));
+      if (outcome.ok && this.append(outcome.events, undefined, version).conflict)
+        outcome = this.command((s) => decideResume(s, 'r1', planVersion, `op${i}`));
       outcomes.push(outcome);
     }
     this.settle();
@@ -263,11 +385,19 @@ export class LifecycleSystem {
   }
 
   private draftFor(request: { attempt: number; reason: string }): Decided {
-    const replans = this.events.filter((e) => e.type === 'plan_requested' && (e.payload as { reason: string }).reason === 'replan').length;
+    const replans = this.events.filter(
+      (e) => e.type === 'plan_requested' && (e.payload as { reason: string }).reason === 'replan',
+    ).length;
     if (request.reason === 'replan' && replans > this.limits.maxReplans) {
-      return { type: 'run_failed', payload: { code: 'replan_limit', reason: `replan ${replans} is past the limit` } };
+      return {
+        type: 'run_failed',
+        payload: { code: 'replan_limit', reason: `replan ${replans} is past the limit` },
+      };
     }
-    return { type: 'plan_drafted', payload: { attempt: request.attempt, plan: modelPlan, planHash: 'h'.repeat(64) } };
+    return {
+      type: 'plan_drafted',
+      payload: { attempt: request.attempt, plan: modelPlan, planHash: 'h'.repeat(64) },
+    };
   }
 
   private validate(run: RunState, attempt: number, accept: boolean): Decided[] {
@@ -275,10 +405,23 @@ export class LifecycleSystem {
     const version = run.planVersion + 1;
     const plan = { ...modelPlan, planVersion: version };
     const common = { plan, nodes: [], planHash: 'h'.repeat(64), diagnostics: accepted };
-    if (accept && run.planVersion > 0) return [{ type: 'plan_updated', payload: { previousVersion: run.planVersion, version, trigger: {}, ...common } }];
-    if (accept) return [{ type: 'plan_generated', payload: { planVersion: version, metadata: plan.metadata, ...common } }];
-    const refused = { type: 'plan_rejected', payload: { attempt, planHash: 'h'.repeat(64), diagnostics: rejected } };
-    if (attempt >= 3) return [refused, { type: 'run_failed', payload: { code: 'plan_rejected', reason: 'no valid plan' } }];
+    if (accept && run.planVersion > 0)
+      return [
+        {
+          type: 'plan_updated',
+          payload: { previousVersion: run.planVersion, version, trigger: {}, ...common },
+        },
+      ];
+    if (accept)
+      return [
+        { type: 'plan_generated', payload: { planVersion: version, metadata: plan.metadata, ...common } },
+      ];
+    const refused = {
+      type: 'plan_rejected',
+      payload: { attempt, planHash: 'h'.repeat(64), diagnostics: rejected },
+    };
+    if (attempt >= 3)
+      return [refused, { type: 'run_failed', payload: { code: 'plan_rejected', reason: 'no valid plan' } }];
     return [refused, planRequest(attempt + 1, run.planVersion > 0 ? 'replan' : 'rejected')];
   }
 
@@ -316,20 +459,30 @@ export class LifecycleSystem {
     if (s.status === 'none') throw new Error('the run vanished');
     if (isTerminal(s)) return;
     const reasons = whatMoves(s, this.invocations, this.timers.length);
-    if (reasons.length === 0) throw new Error(`run ${s.status} with nothing to move it: ${JSON.stringify(s.nodes)}`);
+    if (reasons.length === 0)
+      throw new Error(`run ${s.status} with nothing to move it: ${JSON.stringify(s.nodes)}`);
     for (const [id, node] of Object.entries(s.nodes)) {
       const plannedNode = s.plan?.nodes.find((n) => n.id === id);
-      if (node.status === 'running' && plannedNode?.capabilityId && !this.invocations.some((i) => sameAttempt(i, id, node.attempt))) {
+      if (
+        node.status === 'running' &&
+        plannedNode?.capabilityId &&
+        !this.invocations.some((i) => sameAttempt(i, id, node.attempt))
+      ) {
         throw new Error(`${id} attempt ${node.attempt} is running with no agent call in flight`);
       }
-      if (node.status === 'awaiting_hitl' && !(node.hitlRequestId && s.hitl[node.hitlRequestId]?.status !== 'resolved')) {
+      if (
+        node.status === 'awaiting_hitl' &&
+        !(node.hitlRequestId && s.hitl[node.hitlRequestId]?.status !== 'resolved')
+      ) {
         throw new Error(`${id} waits for an operator no request asks`);
       }
     }
     if (s.status === 'running' && s.deferredReplan) throw new Error('a running run holds a deferred replan');
     const pending = pendingHitlRequests(s);
-    if (s.status === 'running' && pending.length) throw new Error(`running with HITL request(s) ${pending.join(', ')} pending`);
-    if (s.status === 'awaiting_hitl' && pending.length === 0) throw new Error('awaiting_hitl with no request pending');
+    if (s.status === 'running' && pending.length)
+      throw new Error(`running with HITL request(s) ${pending.join(', ')} pending`);
+    if (s.status === 'awaiting_hitl' && pending.length === 0)
+      throw new Error('awaiting_hitl with no request pending');
   }
 
   /** Play a helpful world until the run ends: agents answer, operators approve and resume, the planner plans. */
@@ -350,7 +503,9 @@ export class LifecycleSystem {
 
   /** What must hold of the whole stream once a sequence is over. */
   checkStream(): void {
-    const terminal = this.events.filter((e) => e.type === 'complete' || e.type === 'run_failed' || e.type === 'run_cancelled');
+    const terminal = this.events.filter(
+      (e) => e.type === 'complete' || e.type === 'run_failed' || e.type === 'run_cancelled',
+    );
     expect(terminal.length).toBeLessThanOrEqual(1);
     if (terminal.length) expect(this.events[this.events.length - 1]).toBe(terminal[0]);
     expect(this.events.reduce(evolveRun, initialRunState())).toEqual(this.live);
@@ -370,13 +525,16 @@ const sameAttempt = (start: StoredEvent, nodeId: string, attempt: number) => {
 function checkAppend(state: RunState, event: StoredEvent): void {
   if (state.status === 'none') return;
   if (isTerminal(state)) throw new Error(`${event.type} appended after the run ended (${state.status})`);
-  if (event.type === 'complete' && pendingHitlRequests(state).length) throw new Error(`complete with HITL request(s) pending: ${pendingHitlRequests(state).join(', ')}`);
+  if (event.type === 'complete' && pendingHitlRequests(state).length)
+    throw new Error(`complete with HITL request(s) pending: ${pendingHitlRequests(state).join(', ')}`);
   if (event.type === 'node_start') {
     const { nodeId } = event.payload as { nodeId: string };
-    if (state.nodes[nodeId]?.status === 'completed') throw new Error(`completed node ${nodeId} started again`);
+    if (state.nodes[nodeId]?.status === 'completed')
+      throw new Error(`completed node ${nodeId} started again`);
     if (state.status !== 'running') throw new Error(`${nodeId} started while the run is ${state.status}`);
     const waiting = pendingHitlRequests(state);
-    if (waiting.length) throw new Error(`${nodeId} started while HITL request(s) ${waiting.join(', ')} are pending`);
+    if (waiting.length)
+      throw new Error(`${nodeId} started while HITL request(s) ${waiting.join(', ')} are pending`);
   }
 }
 
@@ -389,11 +547,17 @@ function checkTransition(before: RunState, after: RunState, event: StoredEvent, 
   const replan = event.type === 'plan_requested' && (event.payload as { reason: string }).reason === 'replan';
   // A draft refused and asked again (after `plan_rejected`) is the replan already in flight.
   if (replan && previous !== 'plan_rejected' && pendingHitlRequests(before).length) {
-    throw new Error(`a replan was asked while HITL request(s) ${pendingHitlRequests(before).join(', ')} are pending`);
+    throw new Error(
+      `a replan was asked while HITL request(s) ${pendingHitlRequests(before).join(', ')} are pending`,
+    );
   }
 }
 
-function whatMoves(s: Exclude<RunState, { status: 'none' }>, invocations: readonly StoredEvent[], timers: number): string[] {
+function whatMoves(
+  s: Exclude<RunState, { status: 'none' }>,
+  invocations: readonly StoredEvent[],
+  timers: number,
+): string[] {
   const reasons: string[] = [];
   if (s.status === 'paused') reasons.push('a resume');
   if (pendingHitlRequests(s).length) reasons.push('an operator');
@@ -405,7 +569,11 @@ function whatMoves(s: Exclude<RunState, { status: 'none' }>, invocations: readon
 }
 
 function agentOutcome(nodeId: string, outcome: AgentOutcome): InvokeOutcome {
-  const failure = (code: string, retryable: boolean): InvokeOutcome => ({ ok: false, durationMs: 5, error: { code, message: `${nodeId}: ${code}`, retryable } });
+  const failure = (code: string, retryable: boolean): InvokeOutcome => ({
+    ok: false,
+    durationMs: 5,
+    error: { code, message: `${nodeId}: ${code}`, retryable },
+  });
   switch (outcome) {
     case 'fail':
       return failure('agent_error', true);
@@ -414,7 +582,10 @@ function agentOutcome(nodeId: string, outcome: AgentOutcome): InvokeOutcome {
     case 'timeout':
       return failure('timeout', true);
     case 'invalid':
-      return { ...failure('invalid_output', true), outputErrors: [{ path: '/', message: 'output must be an object' }] } as InvokeOutcome;
+      return {
+        ...failure('invalid_output', true),
+        outputErrors: [{ path: '/', message: 'output must be an object' }],
+      } as InvokeOutcome;
     case 'ok':
     case 'low':
       return { ok: true, durationMs: 5, output: outputOf(nodeId, outcome === 'low' ? 0.3 : 0.9) };

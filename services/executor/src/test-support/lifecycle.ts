@@ -11,7 +11,12 @@ export const WAIT_MS = 30_000;
 const isTerminalType = (type: string) => (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
 
 /** Poll the run's stream until `match` holds on it. */
-export function waitForEvents(flex: EmbeddedFlex, runId: string, what: string, match: (events: StoredEvent[]) => boolean): Promise<StoredEvent[]> {
+export function waitForEvents(
+  flex: EmbeddedFlex,
+  runId: string,
+  what: string,
+  match: (events: StoredEvent[]) => boolean,
+): Promise<StoredEvent[]> {
   return waitFor(
     async () => {
       const events = await runEvents(flex, runId);
@@ -33,7 +38,10 @@ export function waitForEnd(flex: EmbeddedFlex, runId: string): Promise<StoredEve
  */
 export function executorSettled(flex: EmbeddedFlex, position: number): Promise<true> {
   return waitFor(
-    async () => ((await loadCheckpoint(flex.runtime.database.db, 'bus:executor')).position >= position ? true : undefined),
+    async () =>
+      (await loadCheckpoint(flex.runtime.database.db, 'bus:executor')).position >= position
+        ? true
+        : undefined,
     WAIT_MS,
     () => `the executor never got past position ${position}`,
   );
@@ -43,7 +51,10 @@ export function executorSettled(flex: EmbeddedFlex, position: number): Promise<t
  * The lifecycle rules every run keeps (docs/lifecycle.md): exactly one terminal event, the last
  * one; never `complete` while a HITL request is pending.
  */
-export function expectEndedOnce(events: readonly StoredEvent[], type: 'complete' | 'run_failed' | 'run_cancelled'): void {
+export function expectEndedOnce(
+  events: readonly StoredEvent[],
+  type: 'complete' | 'run_failed' | 'run_cancelled',
+): void {
   const terminal = events.filter((e) => isTerminalType(e.type));
   expect(terminal.map((e) => e.type)).toEqual([type]);
   expect(events[events.length - 1].type).toBe(type);
@@ -56,24 +67,44 @@ export function expectEndedOnce(events: readonly StoredEvent[], type: 'complete'
 
 export const types = (events: ReadonlyArray<{ type: string }>) => events.map((e) => e.type);
 
-export const indexOf = (events: readonly StoredEvent[], match: (e: StoredEvent) => boolean): number => events.findIndex(match);
+export const indexOf = (events: readonly StoredEvent[], match: (e: StoredEvent) => boolean): number =>
+  events.findIndex(match);
 
 /** `POST hitl/resolve` as an operator; the body on anything but 200. */
-export async function resolve(operator: FlexClient, runId: string, requestId: string, decision: 'approve' | 'reject', payload?: unknown) {
-  const res = await operator.json('POST', '/api/v1/flex/hitl/resolve', { runId, requestId, decision, ...(payload === undefined ? {} : { payload }) });
+export async function resolve(
+  operator: FlexClient,
+  runId: string,
+  requestId: string,
+  decision: 'approve' | 'reject',
+  payload?: unknown,
+) {
+  const res = await operator.json('POST', '/api/v1/flex/hitl/resolve', {
+    runId,
+    requestId,
+    decision,
+    ...(payload === undefined ? {} : { payload }),
+  });
   if (res.status !== 200) throw new Error(`hitl/resolve ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
 /** `POST runs/:id/policies/:policyId/trigger` as an operator: the events it appended. */
-export async function trigger(operator: FlexClient, runId: string, policyId: string): Promise<Array<{ type: string }>> {
+export async function trigger(
+  operator: FlexClient,
+  runId: string,
+  policyId: string,
+): Promise<Array<{ type: string }>> {
   const res = await operator.json('POST', `/api/v1/flex/runs/${runId}/policies/${policyId}/trigger`);
   if (res.status !== 200) throw new Error(`trigger ${policyId} ${res.status}: ${JSON.stringify(res.body)}`);
   return res.body.events;
 }
 
 /** `POST run.resume` (SSE): the status, and the frames once the server ends the stream. */
-export async function resume(client: FlexClient, runId: string, expectedPlanVersion: number): Promise<{ status: number; frames: Promise<Frame[]>; body?: unknown }> {
+export async function resume(
+  client: FlexClient,
+  runId: string,
+  expectedPlanVersion: number,
+): Promise<{ status: number; frames: Promise<Frame[]>; body?: unknown }> {
   const res = await fetch(`${client.baseUrl}/api/v1/flex/run.resume`, {
     method: 'POST',
     headers: client.headers({ Accept: 'text/event-stream' }),
