@@ -3,7 +3,7 @@ import { HitlResolveRequestSchema, runStreamId } from '@flex/contracts';
 import { decideHitlResolve, enforcedConstraintErrors, nodeOutputErrors, type OutputIssue, type RunState } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
-import { parseBody, runControlCommand } from './run-command';
+import { controlCommand, parseBody } from './run-command';
 
 @Controller('api/v1/flex/hitl')
 @UseGuards(AuthGuard)
@@ -21,12 +21,11 @@ export class HitlController {
   @Roles('operator')
   async resolve(@Req() req: AuthedRequest) {
     const request = parseBody(HitlResolveRequestSchema, req.body);
-    let paused = false;
-    const appended = await runControlCommand(this.runtime, runStreamId(request.runId), req.principal.id, (state) => {
-      paused = state.status === 'paused';
-      return decideHitlResolve(state, request, req.principal.id, outputErrors(state, request.requestId, request.payload));
-    });
-    const takesEffect = paused ? 'on_resume' : 'now';
+    const { appended, state } = await controlCommand(this.runtime, runStreamId(request.runId), req.principal.id, (s) =>
+      decideHitlResolve(s, request, req.principal.id, outputErrors(s, request.requestId, request.payload)),
+    );
+    const recorded = state.status === 'none' ? undefined : state.hitl[request.requestId];
+    const takesEffect = recorded?.status === 'decided' ? 'on_resume' : 'now';
     return { ok: true, runId: request.runId, requestId: request.requestId, decision: request.decision, takesEffect, position: appended[0]?.position };
   }
 }

@@ -25,6 +25,16 @@ export async function runControlCommand(
   actor: string,
   decide: (state: RunState) => ControlOutcome,
 ): Promise<StoredEvent[]> {
+  return (await controlCommand(runtime, streamId, actor, decide)).appended;
+}
+
+/** {@link runControlCommand}, with the run's state once the events are appended. */
+export async function controlCommand(
+  runtime: ServiceRuntime,
+  streamId: string,
+  actor: string,
+  decide: (state: RunState) => ControlOutcome,
+): Promise<{ appended: StoredEvent[]; state: RunState }> {
   let outcome: ControlOutcome | undefined;
   const result = await runCommand({
     store: runtime.store,
@@ -40,5 +50,5 @@ export async function runControlCommand(
     ids: runtime.ids,
   });
   if (outcome && !outcome.ok) throw apiError(outcome.status, outcome.code, outcome.message);
-  return result.appended;
+  return { appended: result.appended, state: result.state };
 }
