@@ -299,6 +299,7 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
     const starts = payloads<{ nodeId: string; capabilityId?: string }>(events, 'node_start');
     expect(starts.filter((s) => s.nodeId === 'execution-1')).toHaveLength(1);
     expect(events.filter(isReplan)).toHaveLength(1);
+    expect(types(events)).not.toContain('plan_rejected');
     const updated = payloads<{ plan: { nodes: Array<{ id: string; kind: string; capabilityId?: string }> } }>(
       events,
       'plan_updated',
@@ -342,6 +343,7 @@ describe('run lifecycle: human gates hold, and every run ends', () => {
     const events = await waitForEnd(flex, run.runId);
     expectEndedOnce(events, 'complete');
     expect(events.filter(isReplan)).toHaveLength(1);
+    expect(types(events)).not.toContain('plan_rejected');
     expect(
       payloads<{ output: { copyVariants: unknown[] } }>(events, 'complete')[0].output.copyVariants,
     ).toHaveLength(7);
