@@ -1,6 +1,5 @@
 export * from './run.state';
 export { evolveRun } from './run.evolve';
-export { settle } from './run.lifecycle';
 export { upstreamOf, isStandby, readyNodes, mainPathComplete, topologicalOrder, ancestorsOf, descendantsOf } from './plan.graph';
 export { facetKey, nodeOutputSchema, nodeOutputErrors, bindingErrors, type OutputIssue } from './node-contract';
 export { facetValuesFor } from './node-view';
