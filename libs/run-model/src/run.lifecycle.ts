@@ -176,7 +176,7 @@ export function withPlanRequest(
   const request = { attempt: p.attempt, reason: p.reason, eventId };
   const next = { ...state, replans, planAttempt: p.attempt, pendingPlanRequest: request };
   if (p.reason !== 'replan') return next;
-  return resettle(next, (core) => ({ ...core, deferredReplan: undefined }));
+  return resettle(next, ({ deferredReplan: _answered, ...core }) => core);
 }
 
 /** The decided run, with its output, once `complete` is appended. */
@@ -187,9 +187,16 @@ export function completed(state: ActiveRun, output: Record<string, unknown>): Ru
 }
 
 export function failed(state: ActiveRun, failure: { code: string; reason: string }): RunState {
-  return { ...runCore(state), plan: state.plan, status: 'failed', failure };
+  return { ...endedCore(state), status: 'failed', failure };
 }
 
 export function cancelled(state: ActiveRun, cancellation: { by: string; reason?: string }): RunState {
-  return { ...runCore(state), plan: state.plan, status: 'cancelled', cancellation };
+  return { ...endedCore(state), status: 'cancelled', cancellation };
+}
+
+/** What an ended run keeps: everything but what held it (a pause, a waiting replan). */
+function endedCore(state: ActiveRun): RunCore & { plan?: PlanGraph } {
+  if (state.status === 'planning') return runCore(state);
+  const { deferredReplan: _waiting, ...core } = plannedCore(state);
+  return core;
 }
