@@ -9,6 +9,7 @@ import {
   withHitlResolved,
   withPause,
   withPlan,
+  withPlanRejected,
   withPlanRequest,
   withResume,
 } from './run.lifecycle';
@@ -57,11 +58,7 @@ function evolveActive(state: ActiveRun, event: StoredEvent): RunState {
       };
     }
     case 'plan_rejected':
-      return {
-        ...state,
-        pendingDraft: undefined,
-        lastDiagnostics: payloadOf(event, 'plan_rejected').diagnostics,
-      };
+      return withPlanRejected(state, payloadOf(event, 'plan_rejected').diagnostics);
     case 'plan_generated': {
       const p = payloadOf(event, 'plan_generated');
       return withPlan(state, p.plan, p.planVersion, p.diagnostics.satisfactionScore);

@@ -1,6 +1,7 @@
 import type { EventPayload, PlanGraph } from '@flex/contracts';
 import type {
   ActiveRun,
+  DeferredReplan,
   HitlRequestState,
   NodeState,
   PauseState,
@@ -63,7 +64,7 @@ function resettle(state: ActiveRun, change: (core: PlannedCore) => PlannedCore):
  * cached answer) on a fresh budget; a node an operator is asked for keeps waiting for that answer.
  */
 export function withPlan(state: ActiveRun, plan: PlanGraph, planVersion: number, score?: number): ActiveRun {
-  const before = runCore(state);
+  const before = carriedCore(state);
   const nodes: Record<string, NodeState> = {};
   for (const node of plan.nodes) nodes[node.id] = carriedNode(before.nodes[node.id], before.hitl);
   const core: PlannedCore = {
@@ -76,6 +77,13 @@ export function withPlan(state: ActiveRun, plan: PlanGraph, planVersion: number,
     satisfactionScore: score,
   };
   return settle(core, pauseOf(state));
+}
+
+/** What a new plan version carries over: everything but the plan and the replan it answers. */
+function carriedCore(state: ActiveRun): RunCore & { deferredReplan?: DeferredReplan } {
+  if (state.status === 'planning') return runCore(state);
+  const { replan: _answered, plan: _plan, ...core } = plannedCore(state);
+  return core;
 }
 
 function carriedNode(previous: NodeState | undefined, hitl: Record<string, HitlRequestState>): NodeState {
@@ -176,13 +184,24 @@ export function withPlanRequest(
   const request = { attempt: p.attempt, reason: p.reason, eventId };
   const next = { ...state, replans, planAttempt: p.attempt, pendingPlanRequest: request };
   if (p.reason !== 'replan') return next;
-  return resettle(next, ({ deferredReplan: _answered, ...core }) => core);
+  const replan = { trigger: p.replan?.trigger ?? {}, outcome: 'asked' as const };
+  return resettle(next, ({ deferredReplan: _answered, ...core }) => ({ ...core, replan }));
+}
+
+/**
+ * `plan_rejected`: the draft is refused. A replan whose draft is refused is `refused` until the
+ * validator asks again (`plan_requested`) or a plan is accepted; when neither follows, the run
+ * keeps its plan.
+ */
+export function withPlanRejected(state: ActiveRun, diagnostics: RunCore['lastDiagnostics']): ActiveRun {
+  const next = { ...state, pendingDraft: undefined, lastDiagnostics: diagnostics };
+  return resettle(next, (core) => (core.replan ? { ...core, replan: { ...core.replan, outcome: 'refused' } } : core));
 }
 
 /** The decided run, with its output, once `complete` is appended. */
 export function completed(state: ActiveRun, output: Record<string, unknown>): RunState {
   if (state.status === 'planning') return state;
-  const { deferredReplan: _deferred, ...core } = plannedCore(state);
+  const { deferredReplan: _deferred, replan: _replan, ...core } = plannedCore(state);
   return { ...core, status: 'completed', output };
 }
 
@@ -197,6 +216,6 @@ export function cancelled(state: ActiveRun, cancellation: { by: string; reason?:
 /** What an ended run keeps: everything but what held it (a pause, a waiting replan). */
 function endedCore(state: ActiveRun): RunCore & { plan?: PlanGraph } {
   if (state.status === 'planning') return runCore(state);
-  const { deferredReplan: _waiting, ...core } = plannedCore(state);
+  const { deferredReplan: _waiting, replan: _replan, ...core } = plannedCore(state);
   return core;
 }

@@ -120,9 +120,21 @@ export interface RunCore {
   replans: number;
 }
 
+/**
+ * The latest replan of the current plan version: `asked` (the planner and validator are on it), or
+ * `refused` (no valid plan came of it: the run keeps its plan, and a node whose failure asked for
+ * it goes on down its repair chain instead of asking again).
+ */
+export interface ReplanState {
+  trigger: Record<string, unknown>;
+  outcome: 'asked' | 'refused';
+}
+
 /** A run with an accepted plan, still going. */
 export interface PlannedCore extends RunCore {
   plan: PlanGraph;
+  /** See {@link ReplanState}; absent until a replan of this plan version is asked. */
+  replan?: ReplanState;
   /** A replan waiting for pending HITL decisions (see {@link DeferredReplan}). */
   deferredReplan?: DeferredReplan;
 }

@@ -50,6 +50,12 @@ export class ExecutorHandler {
     return this.react(event, ctx);
   }
 
+  /** A replan that found no valid plan: the run goes on with the one it has. */
+  @EventPattern('plan_rejected')
+  onPlanRejected(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
+    return this.react(event, ctx);
+  }
+
   @EventPattern('node_complete')
   onNodeComplete(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
     return this.react(event, ctx);

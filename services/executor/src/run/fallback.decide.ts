@@ -1,6 +1,6 @@
 import type { CapabilityRegistration, PlanNode } from '@flex/contracts';
 import type { DecidedEvent } from '@flex/runtime';
-import { decideAction, DEFAULT_MAX_HITL_REQUESTS, nextHitlRequestId, type NodeState, type RunLimits, type StartedRun } from '@flex/run-model';
+import { decideAction, DEFAULT_MAX_HITL_REQUESTS, nextHitlRequestId, type NodeState, type RunLimits, type RunningRun, type StartedRun } from '@flex/run-model';
 import { nodeStart } from './node-start';
 import type { RetryPolicy } from './retry.decide';
 
@@ -29,7 +29,7 @@ const FINAL_OUTPUT_CODES: ReadonlySet<string> = new Set(['output_invalid', 'cons
  * a replan that steers away from what failed (DESIGN §5.6: replan from a failure); then a human
  * through the plan's fallback node; then the end, with the last errors.
  */
-export function fallbackChain(state: StartedRun & { plan: NonNullable<StartedRun['plan']> }, node: PlanNode, live: NodeState, options: AdvanceOptions): AdvanceDecision {
+export function fallbackChain(state: RunningRun, node: PlanNode, live: NodeState, options: AdvanceOptions): AdvanceDecision {
   const { plan } = state;
   if (node.capabilityId && !options.fallbacks) return { events: [], needsFallbacks: true };
   if (!live.fallbackCapabilityId && node.capabilityId) {
@@ -38,7 +38,10 @@ export function fallbackChain(state: StartedRun & { plan: NonNullable<StartedRun
   }
   const failedCapability = live.fallbackCapabilityId ?? node.capabilityId;
   const maxReplans = options.limits?.maxReplans ?? 0;
-  if (node.capabilityId && state.replans < maxReplans && otherProducers(node, options.fallbacks ?? [], [node.capabilityId, failedCapability]).length > 0) {
+  // A replan this failure asked for found no valid plan: the run keeps its plan, the node goes on down its chain.
+  const refused = state.replan?.outcome === 'refused' && state.replan.trigger.kind === 'node_failed' && state.replan.trigger.nodeId === node.id;
+  const producers = otherProducers(node, options.fallbacks ?? [], [node.capabilityId, failedCapability]);
+  if (node.capabilityId && !refused && state.replans < maxReplans && producers.length > 0) {
     const trigger = { kind: 'node_failed', nodeId: node.id, capabilityId: failedCapability, error: live.error?.message ?? 'unknown error' };
     const limits = { maxReplans, maxHitlRequests: options.limits?.maxHitlRequests ?? DEFAULT_MAX_HITL_REQUESTS };
     return { events: decideAction(state, { type: 'replan', rationale: `${node.id} failed on ${failedCapability}` }, { trigger, nodeId: node.id }, limits) };

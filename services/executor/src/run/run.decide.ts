@@ -7,6 +7,7 @@ import {
   decideHitlFollowUps,
   evaluatePolicies,
   foldDecided,
+  isPlanned,
   isTerminal,
   runtimePolicies,
   type PolicyTriggerInput,
@@ -58,6 +59,9 @@ export function decideReaction(
     case 'hitl_resolved':
     case 'run_resumed':
       return decideAfterDecision(state, event.id, now, options);
+    case 'plan_rejected':
+      // A refused replan: the run goes on with its plan (a first plan refused is the validator's to follow up).
+      return isPlanned(state) ? decideOnEvent(state, [], now, options) : { events: [] };
     default:
       return decideOnEvent(state, [], now, options);
   }

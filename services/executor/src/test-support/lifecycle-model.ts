@@ -132,6 +132,7 @@ export type AgentOutcome = 'ok' | 'low' | 'fail' | 'fatal' | 'timeout' | 'invali
 const EXECUTOR_EVENTS = new Set([
   'plan_generated',
   'plan_updated',
+  'plan_rejected',
   'node_complete',
   'node_error',
   'validation_error',
@@ -420,9 +421,17 @@ export class LifecycleSystem {
       type: 'plan_rejected',
       payload: { attempt, planHash: 'h'.repeat(64), diagnostics: rejected },
     };
+    // As the validator: a replan keeps answering its trigger; one a failure asked for, refused to
+    // the end, leaves the run on its plan; anything else refused to the end fails the run.
+    const replan = isPlanned(run) ? run.replan : undefined;
+    if (attempt >= 3 && replan?.trigger.kind === 'node_failed') return [refused];
     if (attempt >= 3)
       return [refused, { type: 'run_failed', payload: { code: 'plan_rejected', reason: 'no valid plan' } }];
-    return [refused, planRequest(attempt + 1, run.planVersion > 0 ? 'replan' : 'rejected')];
+    const again = planRequest(attempt + 1, run.planVersion > 0 ? 'replan' : 'rejected');
+    const trigger = replan
+      ? { replan: { trigger: replan.trigger, previousVersion: run.planVersion, completedNodeIds: [] } }
+      : {};
+    return [refused, { ...again, payload: { ...(again.payload as object), ...trigger } }];
   }
 
   /** Redeliver any stored event the executor handles, as a bus may. */

@@ -63,7 +63,7 @@ export function decideValidation(state: ValidatorState | RunState, input: Valida
     registry: draft.registry,
     diagnostics: bundle,
   });
-  return [rejected, afterRejection(run, draft, bundle, { maxAttempts: input.maxAttempts, replan })];
+  return [rejected, ...afterRejection(run, draft, bundle, { maxAttempts: input.maxAttempts, replan })];
 }
 
 const RULE_BASED = PlannerFallbackSchema.shape.planner.value;
@@ -71,9 +71,11 @@ const RULE_BASED = PlannerFallbackSchema.shape.planner.value;
 /**
  * What follows a rejection: another attempt with the diagnostics while attempts remain; once they
  * are used up by another planner's drafts, one attempt by the rule-based planner (`fallback` says
- * so and why); once the rule-based planner's draft is refused too, `run_failed` with the diagnostics.
+ * so and why); once the rule-based planner's draft is refused too, `run_failed` with the diagnostics,
+ * except for a replan a node's failure asked for: the run keeps its plan and the executor takes the
+ * node on down its repair chain (docs/lifecycle.md), so nothing follows the rejection.
  */
-function afterRejection(run: ActiveRun, draft: Draft, bundle: DiagnosticsBundle, limits: Limits): DecidedEvent {
+function afterRejection(run: ActiveRun, draft: Draft, bundle: DiagnosticsBundle, limits: Limits): DecidedEvent[] {
   const { attempt } = draft;
   const { plannerId } = draft.plan.metadata;
   const { maxAttempts, replan } = limits;
@@ -84,16 +86,17 @@ function afterRejection(run: ActiveRun, draft: Draft, bundle: DiagnosticsBundle,
     diagnostics: bundle,
     ...(replan ? { replan } : {}),
   };
-  if (attempt < maxAttempts) return runEvent('plan_requested', request);
+  if (attempt < maxAttempts) return [runEvent('plan_requested', request)];
   if (plannerId !== RULE_BASED) {
     const message =
       `the ${plannerId} planner's drafts were rejected ${attempt} time(s) ` +
       `(FLEX_MAX_PLAN_ATTEMPTS = ${maxAttempts}); the rule-based planner drafts once more`;
     const fallback = { planner: RULE_BASED, from: plannerId, reason: 'drafts_rejected' as const, message };
-    return runEvent('plan_requested', { ...request, fallback });
+    return [runEvent('plan_requested', { ...request, fallback })];
   }
+  if (run.planVersion > 0 && replan?.trigger.kind === 'node_failed') return [];
   const reason = failureReason(attempt, bundle);
-  return runEvent('run_failed', { code: 'plan_rejected', reason, diagnostics: bundle, registry: draft.registry });
+  return [runEvent('run_failed', { code: 'plan_rejected', reason, diagnostics: bundle, registry: draft.registry })];
 }
 
 interface Limits {

@@ -193,6 +193,22 @@ describe('validator: replans', () => {
     expect(updated).toMatchObject({ type: 'plan_updated', payload: { previousVersion: 1, version: 2, trigger } });
   });
 
+  it('a replan a node failure asked for, refused to the end: only plan_rejected; the run keeps its plan (its fallback chain goes on)', () => {
+    const failed = { kind: 'node_failed', nodeId: 'execution-1', capabilityId: 'W.write' };
+    const draft = ruleBased(planOf([strategyNode, writerNode()]));
+    const events = givenEvents('run-r5', [
+      { type: 'start', payload: { runId: 'r5', envelope: envelopeQa, normalization: [], owner: { principal: 'p', role: 'client' } } },
+      { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } },
+      { type: 'plan_drafted', payload: { attempt: 1, plan: accepted, planHash: 'b'.repeat(64), registry }, id: 'draft-0' },
+      { type: 'plan_generated', payload: { planVersion: 1, plan: accepted, nodes: [], planHash: 'b'.repeat(64), metadata: accepted.metadata, registry, diagnostics: acceptedBundle } },
+      { type: 'plan_requested', payload: { attempt: 3, reason: 'replan', policyKeys: [], replan: { trigger: failed, previousVersion: 1, completedNodeIds: ['strategy-1'] } } },
+      { type: 'plan_drafted', payload: { attempt: 3, plan: draft, planHash: 'c'.repeat(64), registry }, id: 'draft-3' },
+    ]);
+    const state = events.reduce(evolveValidator, initialValidatorState());
+    const out = decideValidation(state, { draftEventId: 'draft-3', draft: events[5].payload as EventPayload<'plan_drafted'>, active: REGISTRY, maxAttempts: 3 });
+    expect(out.map((e) => e.type)).toEqual(['plan_rejected']);
+  });
+
   it('a first plan is still plan_generated, validated by its contract schema', () => {
     const events = givenEvents('run-r4', [
       { type: 'start', payload: { runId: 'r4', envelope: envelopeQa, normalization: [], owner: { principal: 'p', role: 'client' } } },
