@@ -2,8 +2,8 @@ import { defineAgent } from '@flex/agent-sdk';
 import { contentGeneratorAgent } from '@flex/agents-reference';
 import type { FlexClient } from '@flex/testing';
 import { waitFor } from '@flex/testing';
-import type { EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
-import { envelopeWithPolicies, isTerminal, openRun, runEvents, startFlex, startTestAgents, waitForEvent } from './test-support/embedded-run';
+import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { envelopeWithPolicies, isTerminal, openRun, runEvents, startFlex, startTestAgents, waitForEvent } from './embedded-run';
 
 const WRITER = contentGeneratorAgent.registration.capabilityId;
 const BACKUP = 'ZZ.backupWriter';

@@ -5,9 +5,9 @@ import { INTERNAL_EVENT_TYPES, TERMINAL_EVENT_TYPES } from '@flex/contracts';
 import { loadCheckpoint, type StoredEvent } from '@flex/event-store';
 import { evolveRun, initialRunState, pendingHitlRequests, type RunState } from '@flex/run-model';
 import { waitFor, type FlexClient, type LiveStream } from '@flex/testing';
-import type { EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
-import { envelopeWithPolicies, runEvents, startFlex, startTestAgents } from './test-support/embedded-run';
-import { expectEndedOnce, WAIT_MS } from './test-support/lifecycle';
+import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { envelopeWithPolicies, runEvents, startFlex, startTestAgents } from './embedded-run';
+import { expectEndedOnce, WAIT_MS } from './lifecycle';
 
 /** Sequences against the embedded system (the pure model runs 1,000; these check the real adapters and streams). */
 const RUNS = Number(process.env.FLEX_EMBEDDED_MODEL_RUNS ?? 15);

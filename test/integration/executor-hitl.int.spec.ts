@@ -1,8 +1,8 @@
 import { START_CHECKPOINT } from '@flex/event-store';
 import { startReferenceAgents, type ReferenceAgents } from '@flex/agents-reference';
 import type { FlexClient } from '@flex/testing';
-import type { EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
-import { envelopeWithPolicies, isTerminal, openRun, runEvents, startFlex, waitForEvent } from './test-support/embedded-run';
+import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { envelopeWithPolicies, isTerminal, openRun, runEvents, startFlex, waitForEvent } from './embedded-run';
 
 /** Runtime policies, HITL, pause/resume and manual triggers through the public API (embedded mode, real HTTP). */
 describe('executor: policies, HITL and pause/resume through the API', () => {

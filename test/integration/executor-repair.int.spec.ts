@@ -2,8 +2,8 @@ import { defineAgent, type AgentFeedback } from '@flex/agent-sdk';
 import { contentGeneratorAgent } from '@flex/agents-reference';
 import type { PlanNode } from '@flex/contracts';
 import type { FlexClient, Frame } from '@flex/testing';
-import type { EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
-import { envelopeWithPolicies, openRun, startFlex, startTestAgents } from './test-support/embedded-run';
+import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { envelopeWithPolicies, openRun, startFlex, startTestAgents } from './embedded-run';
 
 const WRITER = contentGeneratorAgent.registration.capabilityId;
 const NO_GUARANTEES = { constraintId: 'no_guarantees', level: 'hard', expr: { '!': { in: ['guaranteed', { var: 'copyVariants.0.body' }] } } };

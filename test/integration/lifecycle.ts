@@ -2,7 +2,7 @@ import { TERMINAL_EVENT_TYPES } from '@flex/contracts';
 import { loadCheckpoint, type StoredEvent } from '@flex/event-store';
 import { evolveRun, initialRunState, pendingHitlRequests, type RunState } from '@flex/run-model';
 import { parseSse, waitFor, type FlexClient, type Frame } from '@flex/testing';
-import type { EmbeddedFlex } from '../../../../apps/flex/src/embedded/embedded';
+import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import { runEvents } from './embedded-run';
 
 /** Generous: a loaded 2-core machine runs these next to other suites. */

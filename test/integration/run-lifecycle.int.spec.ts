@@ -1,7 +1,7 @@
 import { defineAgent } from '@flex/agent-sdk';
 import { contentGeneratorAgent } from '@flex/agents-reference';
 import type { FlexClient } from '@flex/testing';
-import type { EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
+import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import {
   envelopeWithPolicies,
   openRun,
@@ -9,7 +9,7 @@ import {
   startFlex,
   startTestAgents,
   waitForEvent,
-} from './test-support/embedded-run';
+} from './embedded-run';
 import {
   executorSettled,
   expectEndedOnce,
@@ -20,7 +20,7 @@ import {
   trigger,
   types,
   waitForEnd,
-} from './test-support/lifecycle';
+} from './lifecycle';
 
 const WRITER = contentGeneratorAgent.registration.capabilityId;
 const DIRECT = 'ZZ.directWriter';

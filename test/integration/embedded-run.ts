@@ -5,13 +5,13 @@ import { startReferenceAgents } from '@flex/agents-reference';
 import type { StoredEvent } from '@flex/event-store';
 import { loadConfig } from '@flex/runtime';
 import { FlexClient, parseSse, waitFor, type Frame } from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../../../../apps/flex/src/embedded/embedded';
+import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 
 export const TOKENS = 'exec-client:client,exec-operator:operator';
 
 /** The sample envelope (examples/envelope.json) with runtime policies. */
 export function envelopeWithPolicies(runtime: unknown[]): Record<string, any> {
-  const raw = JSON.parse(readFileSync(join(__dirname, '../../../../examples/envelope.json'), 'utf8'));
+  const raw = JSON.parse(readFileSync(join(__dirname, '../../examples/envelope.json'), 'utf8'));
   return { ...raw, policies: { ...raw.policies, runtime } };
 }
 

@@ -1,8 +1,8 @@
 import { defineAgent } from '@flex/agent-sdk';
 import { contentGeneratorAgent } from '@flex/agents-reference';
 import type { FlexClient } from '@flex/testing';
-import type { EmbeddedFlex } from '../../../apps/flex/src/embedded/embedded';
-import { envelopeWithPolicies, openRun, startFlex, startTestAgents } from './test-support/embedded-run';
+import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { envelopeWithPolicies, openRun, startFlex, startTestAgents } from './embedded-run';
 
 const WRITER = contentGeneratorAgent.registration.capabilityId;
 const DIRECT = 'ZZ.directWriter';
