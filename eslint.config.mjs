@@ -6,10 +6,29 @@ import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
 const SOURCES = ['{libs,services,agents,apps}/*/src/**/*.ts', 'test/**/*.ts'];
-const SPECS = ['**/*.spec.ts', '**/*.spec-helper.ts', '**/test-support/**', 'libs/testing/**', 'test/**', '**/*.fixture.ts', '**/*.fixtures.ts'];
+const SPECS = [
+  '**/*.spec.ts',
+  '**/*.spec-helper.ts',
+  '**/test-support/**',
+  'libs/testing/**',
+  'test/**',
+  '**/*.fixture.ts',
+  '**/*.fixtures.ts',
+];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'bench/**', 'bin/**', 'deploy/**', '**/*.js', '**/*.mjs', '**/*.cjs'] },
+  {
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      'bench/**',
+      'bin/**',
+      'deploy/**',
+      '**/*.js',
+      '**/*.mjs',
+      '**/*.cjs',
+    ],
+  },
   { files: SOURCES, extends: [js.configs.recommended, ...tseslint.configs.recommended] },
   {
     files: SOURCES,
@@ -18,9 +37,20 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
       '@typescript-eslint/no-non-null-assertion': 'error',
-      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+      '@typescript-eslint/switch-exhaustiveness-check': [
+        'error',
+        { considerDefaultExhaustiveForUnions: true },
+      ],
       '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
       '@nx/enforce-module-boundaries': [
         'error',
         {
@@ -29,11 +59,46 @@ export default tseslint.config(
           depConstraints: [
             { sourceTag: 'layer:contracts', onlyDependOnLibsWithTags: ['layer:contracts'] },
             // test-support only from specs: production code is held to that by no-restricted-imports below.
-            { sourceTag: 'layer:core', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:test-support'] },
-            { sourceTag: 'layer:domain', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
-            { sourceTag: 'layer:test-support', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
-            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
-            { sourceTag: 'type:agent', onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:domain', 'layer:test-support'] },
+            {
+              sourceTag: 'layer:core',
+              onlyDependOnLibsWithTags: ['layer:contracts', 'layer:core', 'layer:test-support'],
+            },
+            {
+              sourceTag: 'layer:domain',
+              onlyDependOnLibsWithTags: [
+                'layer:contracts',
+                'layer:core',
+                'layer:domain',
+                'layer:test-support',
+              ],
+            },
+            {
+              sourceTag: 'layer:test-support',
+              onlyDependOnLibsWithTags: [
+                'layer:contracts',
+                'layer:core',
+                'layer:domain',
+                'layer:test-support',
+              ],
+            },
+            {
+              sourceTag: 'type:service',
+              onlyDependOnLibsWithTags: [
+                'layer:contracts',
+                'layer:core',
+                'layer:domain',
+                'layer:test-support',
+              ],
+            },
+            {
+              sourceTag: 'type:agent',
+              onlyDependOnLibsWithTags: [
+                'layer:contracts',
+                'layer:core',
+                'layer:domain',
+                'layer:test-support',
+              ],
+            },
             { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['*'] },
           ],
         },
@@ -43,7 +108,12 @@ export default tseslint.config(
   {
     files: SOURCES,
     ignores: SPECS,
-    rules: { 'no-restricted-imports': ['error', { paths: [{ name: '@flex/testing', message: 'test support is for specs only' }] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@flex/testing', message: 'test support is for specs only' }] },
+      ],
+    },
   },
   {
     // Tests may lean on any and non-null assertions where a fixture is known to hold.

@@ -53,8 +53,9 @@ function entryPointSource(distPath: string): string {
 
 /** Compose-style interpolation with the defaults: ${V:-d} → d, ${V:?msg} → "required", ${V} → "". */
 function interpolate(value: string): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*)|(:?\?)([^}]*))?\}/g, (_m, _name, dash, def, q) =>
-    dash ? def : q ? 'required' : '',
+  return value.replace(
+    /\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?-)([^}]*)|(:?\?)([^}]*))?\}/g,
+    (_m, _name, dash, def, q) => (dash ? def : q ? 'required' : ''),
   );
 }
 
@@ -208,7 +209,10 @@ function podSpec(workload: Obj): Obj {
 
 function containerPort(container: Obj, port: string | number): number | undefined {
   const ports: Obj[] = container.ports ?? [];
-  const p = typeof port === 'number' ? ports.find((x) => x.containerPort === port) : ports.find((x) => x.name === port);
+  const p =
+    typeof port === 'number'
+      ? ports.find((x) => x.containerPort === port)
+      : ports.find((x) => x.name === port);
   return p?.containerPort;
 }
 
@@ -241,7 +245,8 @@ const k8sDocs: K8sDoc[] = k8sFiles
   .flatMap((f) => loadYaml(`deploy/k8s/${f}`).map((obj) => ({ file: f, obj })));
 const k8s = k8sDocs.map((d) => d.obj);
 const ofKind = (kind: string): Obj[] => k8s.filter((o) => o.kind === kind);
-const named = (kind: string, name: string): Obj | undefined => ofKind(kind).find((o) => o.metadata?.name === name);
+const named = (kind: string, name: string): Obj | undefined =>
+  ofKind(kind).find((o) => o.metadata?.name === name);
 
 const configMaps = ofKind('ConfigMap');
 const secrets = ofKind('Secret');
@@ -306,7 +311,13 @@ function allContainers(workload: Obj): Obj[] {
 
 describe('deployment files', () => {
   it('all exist', () => {
-    for (const f of ['Dockerfile', '.dockerignore', 'docker-compose.yml', 'deploy/README.md', 'deploy/k8s/kustomization.yaml']) {
+    for (const f of [
+      'Dockerfile',
+      '.dockerignore',
+      'docker-compose.yml',
+      'deploy/README.md',
+      'deploy/k8s/kustomization.yaml',
+    ]) {
       expect(fs.existsSync(path.join(ROOT, f))).toBe(true);
     }
   });
@@ -349,7 +360,10 @@ describe('Dockerfile', () => {
 
   it('runtime stage: production dependencies only, NODE_ENV=production, non-root, no build tools', () => {
     const fin = finalStage.instructions;
-    const env = fin.filter((i) => i.keyword === 'ENV').map((i) => i.args).join(' ');
+    const env = fin
+      .filter((i) => i.keyword === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
     expect(env).toMatch(/\bNODE_ENV=production\b/);
     const users = fin.filter((i) => i.keyword === 'USER');
     expect(users.length).toBeGreaterThan(0);
@@ -366,9 +380,14 @@ describe('Dockerfile', () => {
     // No dev-dependency tree may be copied in from a stage that installed everything.
     for (const c of copies) {
       const src = stageByRef(dockerfile.stages, /--from=(\S+)/.exec(c.args)![1])!;
-      const hasDevDeps = lineage(dockerfile.stages, src).some((s) => runs(s).some((r) => FULL_NPM_CI.test(r)));
+      const hasDevDeps = lineage(dockerfile.stages, src).some((s) =>
+        runs(s).some((r) => FULL_NPM_CI.test(r)),
+      );
       if (!hasDevDeps) continue;
-      const sources = c.args.split(' ').filter((a) => !a.startsWith('--')).slice(0, -1);
+      const sources = c.args
+        .split(' ')
+        .filter((a) => !a.startsWith('--'))
+        .slice(0, -1);
       for (const s of sources) {
         expect(s).not.toMatch(/node_modules/);
         expect(['.', './', '/app', '/app/', '/']).not.toContain(s);
@@ -382,7 +401,10 @@ describe('Dockerfile', () => {
     expect(hc[0].args).toContain('/healthz');
     const expose = finalStage.instructions.filter((i) => i.keyword === 'EXPOSE').map((i) => i.args);
     expect(expose.join(' ').split(/\s+/)).toContain(String(PORT));
-    const env = finalStage.instructions.filter((i) => i.keyword === 'ENV').map((i) => i.args).join(' ');
+    const env = finalStage.instructions
+      .filter((i) => i.keyword === 'ENV')
+      .map((i) => i.args)
+      .join(' ');
     expect(env).toMatch(new RegExp(`\\bPORT=${PORT}\\b`));
   });
 
@@ -427,9 +449,15 @@ describe('.dockerignore', () => {
     ];
     for (const f of needed) expect({ f, ignored: isIgnored(dockerignore, f) }).toEqual({ f, ignored: false });
     for (const s of dockerfile.stages) {
-      for (const c of s.instructions.filter((i) => (i.keyword === 'COPY' || i.keyword === 'ADD') && !/--from=/.test(i.args))) {
-        const sources = c.args.split(' ').filter((a) => !a.startsWith('--')).slice(0, -1);
-        for (const src of sources) if (src !== '.' && src !== './') expect(isIgnored(dockerignore, src)).toBe(false);
+      for (const c of s.instructions.filter(
+        (i) => (i.keyword === 'COPY' || i.keyword === 'ADD') && !/--from=/.test(i.args),
+      )) {
+        const sources = c.args
+          .split(' ')
+          .filter((a) => !a.startsWith('--'))
+          .slice(0, -1);
+        for (const src of sources)
+          if (src !== '.' && src !== './') expect(isIgnored(dockerignore, src)).toBe(false);
       }
     }
   });
@@ -449,10 +477,15 @@ describe('docker-compose.yml', () => {
     const sd = cmd[cmd.indexOf('-sd') + 1] ?? cmd[cmd.indexOf('--store_dir') + 1];
     expect(cmd.includes('-sd') || cmd.includes('--store_dir')).toBe(true);
     expect(cmd[cmd.indexOf('-m') + 1]).toBe('8222');
-    const mounts: string[] = (nats.volumes ?? []).map((v: unknown) => (typeof v === 'string' ? v.split(':')[1] : (v as Obj).target));
+    const mounts: string[] = (nats.volumes ?? []).map((v: unknown) =>
+      typeof v === 'string' ? v.split(':')[1] : (v as Obj).target,
+    );
     expect(mounts).toContain(sd);
-    const volumeNames: string[] = (nats.volumes ?? []).map((v: unknown) => (typeof v === 'string' ? v.split(':')[0] : (v as Obj).source));
-    for (const n of volumeNames) if (!n.startsWith('.') && !n.startsWith('/')) expect(Object.keys(compose.volumes ?? {})).toContain(n);
+    const volumeNames: string[] = (nats.volumes ?? []).map((v: unknown) =>
+      typeof v === 'string' ? v.split(':')[0] : (v as Obj).source,
+    );
+    for (const n of volumeNames)
+      if (!n.startsWith('.') && !n.startsWith('/')) expect(Object.keys(compose.volumes ?? {})).toContain(n);
     expect(commandOf(nats.healthcheck?.test).join(' ')).toMatch(/:8222\/healthz/);
   });
 
@@ -485,23 +518,26 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it.each(SERVICES)('%s gets FLEX_NATS_URL and FLEX_DATABASE_URL pointing at the compose nats and postgres', (name) => {
-    const env = envMap(composeServices[name].environment);
-    expect(env.FLEX_NATS_URL).toBeDefined();
-    expect(env.FLEX_DATABASE_URL).toBeDefined();
-    const nats = new URL(interpolate(env.FLEX_NATS_URL));
-    expect(nats.protocol).toBe('nats:');
-    expect(composeServices[nats.hostname]).toBe(composeServices.nats);
-    expect(nats.port).toBe('4222');
-    const db = new URL(interpolate(env.FLEX_DATABASE_URL));
-    expect(db.protocol).toMatch(/^postgres(ql)?:$/);
-    expect(composeServices[db.hostname]).toBe(composeServices.postgres);
-    expect(db.port || '5432').toBe('5432');
-    const pgEnv = envMap(composeServices.postgres.environment);
-    expect(decodeURIComponent(db.username)).toBe(interpolate(pgEnv.POSTGRES_USER));
-    expect(decodeURIComponent(db.password)).toBe(interpolate(pgEnv.POSTGRES_PASSWORD));
-    expect(db.pathname).toBe(`/${interpolate(pgEnv.POSTGRES_DB)}`);
-  });
+  it.each(SERVICES)(
+    '%s gets FLEX_NATS_URL and FLEX_DATABASE_URL pointing at the compose nats and postgres',
+    (name) => {
+      const env = envMap(composeServices[name].environment);
+      expect(env.FLEX_NATS_URL).toBeDefined();
+      expect(env.FLEX_DATABASE_URL).toBeDefined();
+      const nats = new URL(interpolate(env.FLEX_NATS_URL));
+      expect(nats.protocol).toBe('nats:');
+      expect(composeServices[nats.hostname]).toBe(composeServices.nats);
+      expect(nats.port).toBe('4222');
+      const db = new URL(interpolate(env.FLEX_DATABASE_URL));
+      expect(db.protocol).toMatch(/^postgres(ql)?:$/);
+      expect(composeServices[db.hostname]).toBe(composeServices.postgres);
+      expect(db.port || '5432').toBe('5432');
+      const pgEnv = envMap(composeServices.postgres.environment);
+      expect(decodeURIComponent(db.username)).toBe(interpolate(pgEnv.POSTGRES_USER));
+      expect(decodeURIComponent(db.password)).toBe(interpolate(pgEnv.POSTGRES_PASSWORD));
+      expect(db.pathname).toBe(`/${interpolate(pgEnv.POSTGRES_DB)}`);
+    },
+  );
 
   it('the agents get NATS but no database credentials; only the gateway gets API tokens', () => {
     const agents = envMap(composeServices.agents.environment);
@@ -533,7 +569,8 @@ describe('docker-compose.yml', () => {
   it('publishes the gateway on 3000 and nothing else of Flex', () => {
     const ports: string[] = composeServices.gateway.ports.map((p: unknown) => String(interpolate(String(p))));
     expect(ports.some((p) => /^(?:[\d.]+:)?3000:(\d+)$/.test(p) && p.endsWith(`:${PORT}`))).toBe(true);
-    for (const s of flexServices.filter((x) => x !== 'gateway')) expect(composeServices[s].ports).toBeUndefined();
+    for (const s of flexServices.filter((x) => x !== 'gateway'))
+      expect(composeServices[s].ports).toBeUndefined();
   });
 
   it('runs the executor with 2 replicas and no fixed container name', () => {
@@ -553,7 +590,10 @@ describe('deploy/k8s', () => {
     expect(ns).toHaveLength(1);
     expect(kustomization.namespace).toBe(ns[0].metadata.name);
     for (const o of k8s.filter((x) => x.kind !== 'Namespace')) {
-      expect({ o: `${o.kind}/${o.metadata.name}`, ns: o.metadata.namespace }).toEqual({ o: `${o.kind}/${o.metadata.name}`, ns: ns[0].metadata.name });
+      expect({ o: `${o.kind}/${o.metadata.name}`, ns: o.metadata.namespace }).toEqual({
+        o: `${o.kind}/${o.metadata.name}`,
+        ns: ns[0].metadata.name,
+      });
     }
   });
 
@@ -570,14 +610,17 @@ describe('deploy/k8s', () => {
     expect(deployments.map((d) => d.metadata.name).sort()).toEqual([...COMPONENT_NAMES].sort());
   });
 
-  it.each(COMPONENT_NAMES)('%s runs a dist/main.js whose src/main.ts exists, the same as in compose', (name) => {
-    const c = mainContainer(deployment(name));
-    const entry = distEntry([...commandOf(c.command), ...commandOf(c.args)]);
-    expect(entry).toBe(`${COMPONENTS[name]}/dist/main.js`);
-    expect(entry).toBe(distEntry(commandOf(composeServices[name]?.command)));
-    const src = entryPointSource(entry!);
-    expect({ src, exists: fs.existsSync(path.join(ROOT, src)) }).toEqual({ src, exists: true });
-  });
+  it.each(COMPONENT_NAMES)(
+    '%s runs a dist/main.js whose src/main.ts exists, the same as in compose',
+    (name) => {
+      const c = mainContainer(deployment(name));
+      const entry = distEntry([...commandOf(c.command), ...commandOf(c.args)]);
+      expect(entry).toBe(`${COMPONENTS[name]}/dist/main.js`);
+      expect(entry).toBe(distEntry(commandOf(composeServices[name]?.command)));
+      const src = entryPointSource(entry!);
+      expect({ src, exists: fs.existsSync(path.join(ROOT, src)) }).toEqual({ src, exists: true });
+    },
+  );
 
   it('all Flex containers use one image, named in kustomization images and in compose', () => {
     const images = new Set(deployments.flatMap((d) => allContainers(d).map((c) => c.image)));
@@ -589,32 +632,35 @@ describe('deploy/k8s', () => {
     expect(imageRepo(composeImage)).toBe(repo);
   });
 
-  it.each(COMPONENT_NAMES)('%s: probes on /healthz at the container port, resources, replicas >= 2, non-root', (name) => {
-    const d = deployment(name);
-    const spec = podSpec(d);
-    const c = mainContainer(d);
-    expect(spec.containers).toHaveLength(1);
-    expect(containerPort(c, 'http') ?? c.ports?.[0]?.containerPort).toBe(PORT);
-    for (const probe of ['readinessProbe', 'livenessProbe']) {
-      const p = c[probe]?.httpGet;
-      expect({ probe, path: p?.path }).toEqual({ probe, path: '/healthz' });
-      expect(containerPort(c, p.port)).toBe(PORT);
-    }
-    if (c.startupProbe) expect(containerPort(c, c.startupProbe.httpGet.port)).toBe(PORT);
-    for (const kind of ['requests', 'limits']) {
-      expect(c.resources?.[kind]?.cpu).toBeDefined();
-      expect(c.resources?.[kind]?.memory).toBeDefined();
-    }
-    expect(d.spec.replicas).toBeGreaterThanOrEqual(2);
-    expect(selects(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
-    expect(spec.securityContext?.runAsNonRoot ?? c.securityContext?.runAsNonRoot).toBe(true);
-    expect(spec.securityContext?.runAsUser ?? c.securityContext?.runAsUser).toBeGreaterThan(0);
-    expect(c.securityContext?.allowPrivilegeEscalation).toBe(false);
-    // Service links would inject e.g. NATS_PORT / POSTGRES_PORT into the environment.
-    expect(spec.enableServiceLinks).toBe(false);
-    const ann = d.spec.template.metadata.annotations ?? {};
-    if (ann['prometheus.io/port']) expect(Number(ann['prometheus.io/port'])).toBe(PORT);
-  });
+  it.each(COMPONENT_NAMES)(
+    '%s: probes on /healthz at the container port, resources, replicas >= 2, non-root',
+    (name) => {
+      const d = deployment(name);
+      const spec = podSpec(d);
+      const c = mainContainer(d);
+      expect(spec.containers).toHaveLength(1);
+      expect(containerPort(c, 'http') ?? c.ports?.[0]?.containerPort).toBe(PORT);
+      for (const probe of ['readinessProbe', 'livenessProbe']) {
+        const p = c[probe]?.httpGet;
+        expect({ probe, path: p?.path }).toEqual({ probe, path: '/healthz' });
+        expect(containerPort(c, p.port)).toBe(PORT);
+      }
+      if (c.startupProbe) expect(containerPort(c, c.startupProbe.httpGet.port)).toBe(PORT);
+      for (const kind of ['requests', 'limits']) {
+        expect(c.resources?.[kind]?.cpu).toBeDefined();
+        expect(c.resources?.[kind]?.memory).toBeDefined();
+      }
+      expect(d.spec.replicas).toBeGreaterThanOrEqual(2);
+      expect(selects(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
+      expect(spec.securityContext?.runAsNonRoot ?? c.securityContext?.runAsNonRoot).toBe(true);
+      expect(spec.securityContext?.runAsUser ?? c.securityContext?.runAsUser).toBeGreaterThan(0);
+      expect(c.securityContext?.allowPrivilegeEscalation).toBe(false);
+      // Service links would inject e.g. NATS_PORT / POSTGRES_PORT into the environment.
+      expect(spec.enableServiceLinks).toBe(false);
+      const ann = d.spec.template.metadata.annotations ?? {};
+      if (ann['prometheus.io/port']) expect(Number(ann['prometheus.io/port'])).toBe(PORT);
+    },
+  );
 
   it('every ConfigMap/Secret a workload references exists and has the referenced key', () => {
     const workloads = [...deployments, ...statefulSets];
@@ -623,7 +669,8 @@ describe('deploy/k8s', () => {
       for (const c of allContainers(w)) {
         for (const src of c.envFrom ?? []) {
           refs++;
-          if (src.configMapRef) expect(configMaps.map((x) => x.metadata.name)).toContain(src.configMapRef.name);
+          if (src.configMapRef)
+            expect(configMaps.map((x) => x.metadata.name)).toContain(src.configMapRef.name);
           if (src.secretRef) expect(secrets.map((x) => x.metadata.name)).toContain(src.secretRef.name);
         }
         for (const e of c.env ?? []) {
@@ -632,12 +679,17 @@ describe('deploy/k8s', () => {
           if (cm) {
             refs++;
             const target = configMaps.find((x) => x.metadata.name === cm.name);
-            expect({ ref: `${cm.name}/${cm.key}`, found: !!target && cm.key in (target.data ?? {}) }).toEqual({ ref: `${cm.name}/${cm.key}`, found: true });
+            expect({ ref: `${cm.name}/${cm.key}`, found: !!target && cm.key in (target.data ?? {}) }).toEqual(
+              { ref: `${cm.name}/${cm.key}`, found: true },
+            );
           }
           if (sk) {
             refs++;
             const target = secrets.find((x) => x.metadata.name === sk.name);
-            expect({ ref: `${sk.name}/${sk.key}`, found: !!target && sk.key in secretData(target) }).toEqual({ ref: `${sk.name}/${sk.key}`, found: true });
+            expect({ ref: `${sk.name}/${sk.key}`, found: !!target && sk.key in secretData(target) }).toEqual({
+              ref: `${sk.name}/${sk.key}`,
+              found: true,
+            });
           }
         }
       }
@@ -699,7 +751,9 @@ describe('deploy/k8s', () => {
     expect(decodeURIComponent(url.password)).toBe(k8sEnvValue(c, 'POSTGRES_PASSWORD'));
     expect(url.pathname).toBe(`/${k8sEnvValue(c, 'POSTGRES_DB')}`);
     const pgdata = k8sEnvValue(c, 'PGDATA') ?? '/var/lib/postgresql/data';
-    const mount = (c.volumeMounts ?? []).find((m: Obj) => pgdata === m.mountPath || pgdata.startsWith(`${m.mountPath}/`));
+    const mount = (c.volumeMounts ?? []).find(
+      (m: Obj) => pgdata === m.mountPath || pgdata.startsWith(`${m.mountPath}/`),
+    );
     expect(mount).toBeDefined();
     expect((sts.spec.volumeClaimTemplates ?? []).map((v: Obj) => v.metadata.name)).toContain(mount.name);
   });
@@ -734,7 +788,8 @@ describe('deploy/k8s', () => {
       }
     }
     expect(read('deploy/k8s/secret.yaml')).toMatch(/TEMPLATE/);
-    for (const key of ['FLEX_API_TOKENS', 'FLEX_DATABASE_URL', 'FLEX_LLM_API_KEY']) expect(Object.keys(data)).toContain(key);
+    for (const key of ['FLEX_API_TOKENS', 'FLEX_DATABASE_URL', 'FLEX_LLM_API_KEY'])
+      expect(Object.keys(data)).toContain(key);
     for (const pair of String(data.FLEX_API_TOKENS).split(',')) {
       const [token, role, extra] = pair.split(':');
       expect(token.length).toBeGreaterThan(0);
@@ -744,14 +799,17 @@ describe('deploy/k8s', () => {
   });
 
   it('the ConfigMap holds no secrets', () => {
-    for (const key of Object.keys(flexConfig)) expect(key).not.toMatch(/TOKEN|PASSWORD|API_KEY|DATABASE_URL|SECRET/);
+    for (const key of Object.keys(flexConfig))
+      expect(key).not.toMatch(/TOKEN|PASSWORD|API_KEY|DATABASE_URL|SECRET/);
     expect(PORT).toBeGreaterThan(0);
   });
 
   it.each(COMPONENT_NAMES)('%s has a Service whose target port is the container port', (name) => {
     const d = deployment(name);
     const c = mainContainer(d);
-    const svc = k8sServices.find((s) => selects(s.spec.selector, d.spec.template.metadata.labels) && s.spec.clusterIP !== 'None');
+    const svc = k8sServices.find(
+      (s) => selects(s.spec.selector, d.spec.template.metadata.labels) && s.spec.clusterIP !== 'None',
+    );
     expect(svc).toBeDefined();
     for (const p of svc!.spec.ports) expect(containerPort(c, p.targetPort ?? p.port)).toBe(PORT);
   });
@@ -762,13 +820,17 @@ describe('deploy/k8s', () => {
     const ing = ingresses[0];
     const gw = deployment('gateway');
     const c = mainContainer(gw);
-    const backends = ing.spec.rules.flatMap((r: Obj) => r.http.paths.map((p: Obj) => ({ path: p.path, ...p.backend.service })));
+    const backends = ing.spec.rules.flatMap((r: Obj) =>
+      r.http.paths.map((p: Obj) => ({ path: p.path, ...p.backend.service })),
+    );
     expect(backends.length).toBeGreaterThan(0);
     for (const b of backends) {
       const svc = named('Service', b.name)!;
       expect(svc).toBeDefined();
       expect(selects(svc.spec.selector, gw.spec.template.metadata.labels)).toBe(true);
-      const sp = svc.spec.ports.find((p: Obj) => (b.port.name ? p.name === b.port.name : p.port === b.port.number));
+      const sp = svc.spec.ports.find((p: Obj) =>
+        b.port.name ? p.name === b.port.name : p.port === b.port.number,
+      );
       expect(sp).toBeDefined();
       expect(containerPort(c, sp.targetPort ?? sp.port)).toBe(PORT);
     }
@@ -781,15 +843,20 @@ describe('deploy/k8s', () => {
 
   it.each(COMPONENT_NAMES)('%s has a PodDisruptionBudget that still allows an eviction', (name) => {
     const d = deployment(name);
-    const pdb = ofKind('PodDisruptionBudget').find((p) => selects(p.spec.selector.matchLabels, d.spec.template.metadata.labels));
+    const pdb = ofKind('PodDisruptionBudget').find((p) =>
+      selects(p.spec.selector.matchLabels, d.spec.template.metadata.labels),
+    );
     expect(pdb).toBeDefined();
-    if (pdb!.spec.minAvailable !== undefined) expect(Number(pdb!.spec.minAvailable)).toBeLessThan(d.spec.replicas);
+    if (pdb!.spec.minAvailable !== undefined)
+      expect(Number(pdb!.spec.minAvailable)).toBeLessThan(d.spec.replicas);
     else expect(Number(pdb!.spec.maxUnavailable)).toBeGreaterThanOrEqual(1);
   });
 
   it('no PodDisruptionBudget pins a single-replica StatefulSet', () => {
     for (const s of statefulSets.filter((x) => (x.spec.replicas ?? 1) < 2)) {
-      const pdb = ofKind('PodDisruptionBudget').find((p) => selects(p.spec.selector.matchLabels, s.spec.template.metadata.labels));
+      const pdb = ofKind('PodDisruptionBudget').find((p) =>
+        selects(p.spec.selector.matchLabels, s.spec.template.metadata.labels),
+      );
       expect(pdb).toBeUndefined();
     }
   });
@@ -812,20 +879,24 @@ describe('consistency and documentation', () => {
   it('compose and k8s run the same processes', () => {
     for (const name of COMPONENT_NAMES) {
       const c = mainContainer(deployment(name));
-      expect([...commandOf(c.command), ...commandOf(c.args)]).toEqual(commandOf(composeServices[name].command));
+      expect([...commandOf(c.command), ...commandOf(c.args)]).toEqual(
+        commandOf(composeServices[name].command),
+      );
     }
   });
 
   it('deploy/README.md documents every variable Flex is given and every k8s file', () => {
     const readme = read('deploy/README.md');
     const vars = new Set<string>();
-    for (const s of COMPONENT_NAMES) for (const k of Object.keys(envMap(composeServices[s].environment))) vars.add(k);
+    for (const s of COMPONENT_NAMES)
+      for (const k of Object.keys(envMap(composeServices[s].environment))) vars.add(k);
     for (const k of Object.keys(flexConfig)) vars.add(k);
     for (const s of secrets) for (const k of Object.keys(secretData(s))) vars.add(k);
     for (const d of deployments) for (const k of k8sEnvNames(mainContainer(d))) vars.add(k);
     for (const m of read('docker-compose.yml').matchAll(/\$\{([A-Z_][A-Z0-9_]*)/g)) vars.add(m[1]);
     expect(vars.size).toBeGreaterThan(5);
-    for (const v of vars) expect({ v, documented: readme.includes(`\`${v}\``) }).toEqual({ v, documented: true });
+    for (const v of vars)
+      expect({ v, documented: readme.includes(`\`${v}\``) }).toEqual({ v, documented: true });
     for (const f of k8sFiles.filter((x) => x !== 'kustomization.yaml')) {
       expect({ f, mentioned: readme.includes(`\`${f}\``) }).toEqual({ f, mentioned: true });
     }

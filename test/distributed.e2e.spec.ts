@@ -1,5 +1,15 @@
 import { join } from 'node:path';
-import { createTestDatabase, FlexClient, freePort, natsTestUrl, startNodeProcess, testPrefix, waitFor, waitForHttp, type ManagedProcess } from '@flex/testing';
+import {
+  createTestDatabase,
+  FlexClient,
+  freePort,
+  natsTestUrl,
+  startNodeProcess,
+  testPrefix,
+  waitFor,
+  waitForHttp,
+  type ManagedProcess,
+} from '@flex/testing';
 import { expectSampleRunCompleted, sampleEnvelope } from './sample-run';
 
 const ROOT = join(__dirname, '..');
@@ -16,17 +26,42 @@ describe('distributed mode (separate processes)', () => {
   beforeAll(async () => {
     db = await createTestDatabase('distributed');
     const prefix = testPrefix('dist');
-    const common = { FLEX_DATABASE_URL: db.url, FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: prefix, FLEX_LOG_LEVEL: 'warn', FLEX_API_TOKENS: TOKEN };
+    const common = {
+      FLEX_DATABASE_URL: db.url,
+      FLEX_NATS_URL: natsTestUrl(),
+      FLEX_NATS_PREFIX: prefix,
+      FLEX_LOG_LEVEL: 'warn',
+      FLEX_API_TOKENS: TOKEN,
+    };
     for (const name of SERVICES) {
       const port = await freePort();
       if (name === 'gateway') gatewayPort = port;
-      const proc = startNodeProcess(name, join(ROOT, `services/${name}/dist/main.js`), { ...common, PORT: String(port) }, ROOT);
+      const proc = startNodeProcess(
+        name,
+        join(ROOT, `services/${name}/dist/main.js`),
+        { ...common, PORT: String(port) },
+        ROOT,
+      );
       procs.push(proc);
       await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, logs);
     }
-    procs.push(startNodeProcess('agents', join(ROOT, 'agents/reference/dist/main.js'), { FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: prefix, FLEX_LOG_LEVEL: 'warn' }, ROOT));
+    procs.push(
+      startNodeProcess(
+        'agents',
+        join(ROOT, 'agents/reference/dist/main.js'),
+        { FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: prefix, FLEX_LOG_LEVEL: 'warn' },
+        ROOT,
+      ),
+    );
     const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'e2e-client-token');
-    await waitFor(async () => (await client.json('GET', '/api/v1/flex/capabilities')).body?.capabilities?.filter((c: any) => c.status === 'active').length >= 3, 60_000, logs);
+    await waitFor(
+      async () =>
+        (await client.json('GET', '/api/v1/flex/capabilities')).body?.capabilities?.filter(
+          (c: any) => c.status === 'active',
+        ).length >= 3,
+      60_000,
+      logs,
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -38,13 +73,19 @@ describe('distributed mode (separate processes)', () => {
     const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'e2e-client-token');
     const result = await client.runStream(sampleEnvelope());
     if (result.status !== 200 || result.frames[result.frames.length - 1]?.type !== 'complete') {
-      throw new Error(`run did not complete: ${JSON.stringify(result.frames.map((f) => [f.type, f.message]))}\n${logs()}`);
+      throw new Error(
+        `run did not complete: ${JSON.stringify(result.frames.map((f) => [f.type, f.message]))}\n${logs()}`,
+      );
     }
     const { runId } = expectSampleRunCompleted(result.frames);
-    const detail = await waitFor(async () => {
-      const res = await client.json('GET', `/api/v1/flex/runs/${runId}`);
-      return res.body?.run?.status === 'completed' ? res.body : undefined;
-    }, 10_000, logs);
+    const detail = await waitFor(
+      async () => {
+        const res = await client.json('GET', `/api/v1/flex/runs/${runId}`);
+        return res.body?.run?.status === 'completed' ? res.body : undefined;
+      },
+      10_000,
+      logs,
+    );
     expect(detail.nodes.filter((n: any) => n.status === 'completed').length).toBeGreaterThanOrEqual(2);
   }, 60_000);
 });

@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FlexClient, freePort, startNodeProcess, waitFor, waitForHttp, type ManagedProcess } from '@flex/testing';
+import {
+  FlexClient,
+  freePort,
+  startNodeProcess,
+  waitFor,
+  waitForHttp,
+  type ManagedProcess,
+} from '@flex/testing';
 import { expectSampleRunCompleted, sampleEnvelope } from './sample-run';
 
 const ROOT = join(__dirname, '..');
@@ -20,7 +27,12 @@ describe('embedded mode (whole process)', () => {
   let output: any;
 
   const start = async () => {
-    proc = startNodeProcess('flex', MAIN, { PORT: String(port), FLEX_DATA_DIR: dataDir, FLEX_API_TOKENS: TOKENS, FLEX_LOG_LEVEL: 'warn' }, ROOT);
+    proc = startNodeProcess(
+      'flex',
+      MAIN,
+      { PORT: String(port), FLEX_DATA_DIR: dataDir, FLEX_API_TOKENS: TOKENS, FLEX_LOG_LEVEL: 'warn' },
+      ROOT,
+    );
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => proc!.output());
   };
   const client = (token = 'client-token-aaaa') => new FlexClient(`http://127.0.0.1:${port}`, token);
@@ -56,7 +68,9 @@ describe('embedded mode (whole process)', () => {
   it('rejects a bad envelope with 400 naming the path, and changes nothing', async () => {
     const before = (await client().json('GET', '/api/v1/flex/runs')).body.runs.length;
     const bad = sampleEnvelope();
-    bad.policies = { runtime: [{ id: 'p1', trigger: { kind: 'manual' }, action: { type: 'goto', next: 'x' } }] };
+    bad.policies = {
+      runtime: [{ id: 'p1', trigger: { kind: 'manual' }, action: { type: 'goto', next: 'x' } }],
+    };
     const res = await client().runStream(bad);
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('invalid_envelope');
@@ -66,7 +80,12 @@ describe('embedded mode (whole process)', () => {
   });
 
   it('refuses a second process on the same data directory', async () => {
-    const second = startNodeProcess('flex-2', MAIN, { PORT: String(await freePort()), FLEX_DATA_DIR: dataDir, FLEX_API_TOKENS: TOKENS }, ROOT);
+    const second = startNodeProcess(
+      'flex-2',
+      MAIN,
+      { PORT: String(await freePort()), FLEX_DATA_DIR: dataDir, FLEX_API_TOKENS: TOKENS },
+      ROOT,
+    );
     const code = await new Promise<number | null>((resolve) => second.child.once('exit', resolve));
     expect(code).not.toBe(0);
     expect(second.output()).toMatch(/another Flex process \(pid \d+\) is using/);
@@ -91,7 +110,10 @@ describe('embedded mode (whole process)', () => {
 
   const flex = async (token: string, ...args: string[]) => {
     try {
-      const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, FLEX_URL: `http://127.0.0.1:${port}`, FLEX_TOKEN: token } });
+      const { stdout, stderr } = await promisify(execFile)(process.execPath, [CLI, ...args], {
+        cwd: ROOT,
+        env: { ...process.env, FLEX_URL: `http://127.0.0.1:${port}`, FLEX_TOKEN: token },
+      });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const e = error as { code: number; stdout: string; stderr: string };
@@ -138,20 +160,33 @@ describe('embedded mode (whole process)', () => {
     const envelope = sampleEnvelope();
     envelope.policies.requiresHitlApproval = true;
     const run = await client().start(envelope);
-    const status = async () => (await client().json('GET', `/api/v1/flex/runs/${run.runId}`)).body.run?.status;
+    const status = async () =>
+      (await client().json('GET', `/api/v1/flex/runs/${run.runId}`)).body.run?.status;
     await waitFor(async () => (await status()) === 'awaiting_hitl', 30_000);
 
     const cancelled = await flex('client-token-aaaa', 'cancel', run.runId, '--reason', 'from the CLI');
-    expect(cancelled).toMatchObject({ code: 0, stdout: expect.stringMatching(new RegExp(`^run ${run.runId} cancelled \\(event \\d+\\)\n$`)) });
+    expect(cancelled).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(new RegExp(`^run ${run.runId} cancelled \\(event \\d+\\)\n$`)),
+    });
     const frames = await run.ended;
     const last = frames[frames.length - 1];
-    expect(last).toMatchObject({ type: 'run_cancelled', payload: { reason: 'from the CLI', from: 'awaiting_hitl' } });
+    expect(last).toMatchObject({
+      type: 'run_cancelled',
+      payload: { reason: 'from the CLI', from: 'awaiting_hitl' },
+    });
     expect(last.payload.closedHitlRequests).toHaveLength(1);
     expect(await status()).toBe('cancelled');
 
     const again = await flex('client-token-aaaa', 'cancel', run.runId, '--json');
     expect(again.code).toBe(0);
-    expect(JSON.parse(again.stdout)).toEqual({ ok: true, runId: run.runId, status: 'cancelled', alreadyCancelled: true, event: { id: last.id, position: last.position } });
+    expect(JSON.parse(again.stdout)).toEqual({
+      ok: true,
+      runId: run.runId,
+      status: 'cancelled',
+      alreadyCancelled: true,
+      event: { id: last.id, position: last.position },
+    });
     const ended = await flex('client-token-aaaa', 'cancel', runId);
     expect(ended.code).toBe(4);
     expect(ended.stderr).toMatch(/HTTP 409 run_already_ended: run \S+ has already ended \(completed\)/);

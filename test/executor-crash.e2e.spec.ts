@@ -1,7 +1,18 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestDatabase, FlexClient, freePort, natsTestUrl, startNodeProcess, testPrefix, waitFor, waitForHttp, type Frame, type ManagedProcess } from '@flex/testing';
+import {
+  createTestDatabase,
+  FlexClient,
+  freePort,
+  natsTestUrl,
+  startNodeProcess,
+  testPrefix,
+  waitFor,
+  waitForHttp,
+  type Frame,
+  type ManagedProcess,
+} from '@flex/testing';
 import { sampleEnvelope } from './sample-run';
 
 const ROOT = join(__dirname, '..');
@@ -20,7 +31,12 @@ describe('executor crash mid-run (separate processes)', () => {
   let dir: string;
   const logs = () => procs.map((p) => `--- ${p.name} ---\n${p.output().slice(-3000)}`).join('\n');
   const start = (name: string, env: Record<string, string> = {}) => {
-    const proc = startNodeProcess(name, join(ROOT, `services/${name.replace(/-\d+$/, '')}/dist/main.js`), { ...common, ...env }, ROOT);
+    const proc = startNodeProcess(
+      name,
+      join(ROOT, `services/${name.replace(/-\d+$/, '')}/dist/main.js`),
+      { ...common, ...env },
+      ROOT,
+    );
     procs.push(proc);
     return proc;
   };
@@ -29,7 +45,13 @@ describe('executor crash mid-run (separate processes)', () => {
     dir = mkdtempSync(join(tmpdir(), 'flex-crash-'));
     db = await createTestDatabase('executor_crash');
     const prefix = testPrefix('crash');
-    common = { FLEX_DATABASE_URL: db.url, FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: prefix, FLEX_LOG_LEVEL: 'warn', FLEX_API_TOKENS: TOKEN };
+    common = {
+      FLEX_DATABASE_URL: db.url,
+      FLEX_NATS_URL: natsTestUrl(),
+      FLEX_NATS_PREFIX: prefix,
+      FLEX_LOG_LEVEL: 'warn',
+      FLEX_API_TOKENS: TOKEN,
+    };
     for (const name of ['registry', 'planner', 'validator', 'executor-1', 'gateway']) {
       const port = await freePort();
       if (name === 'gateway') gatewayPort = port;
@@ -37,10 +59,27 @@ describe('executor crash mid-run (separate processes)', () => {
       await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, logs);
     }
     procs.push(
-      startNodeProcess('slow-agents', join(__dirname, 'fixtures/slow-agents.js'), { FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: prefix, SLOW_AGENT_DELAY_MS: '6000', SLOW_AGENT_LOG: join(dir, 'invocations.jsonl') }, ROOT),
+      startNodeProcess(
+        'slow-agents',
+        join(__dirname, 'fixtures/slow-agents.js'),
+        {
+          FLEX_NATS_URL: natsTestUrl(),
+          FLEX_NATS_PREFIX: prefix,
+          SLOW_AGENT_DELAY_MS: '6000',
+          SLOW_AGENT_LOG: join(dir, 'invocations.jsonl'),
+        },
+        ROOT,
+      ),
     );
     const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'crash-client-token');
-    await waitFor(async () => (await client.json('GET', '/api/v1/flex/capabilities')).body?.capabilities?.filter((c: any) => c.status === 'active').length >= 3, 60_000, logs);
+    await waitFor(
+      async () =>
+        (await client.json('GET', '/api/v1/flex/capabilities')).body?.capabilities?.filter(
+          (c: any) => c.status === 'active',
+        ).length >= 3,
+      60_000,
+      logs,
+    );
   }, 180_000);
 
   afterAll(async () => {
@@ -51,22 +90,37 @@ describe('executor crash mid-run (separate processes)', () => {
 
   it('kill -9 the executor while a node runs: another executor finishes the run, no node completes twice, no event is lost', async () => {
     const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'crash-client-token');
-    const res = await fetch(`${client.baseUrl}/api/v1/flex/run.stream`, { method: 'POST', headers: client.headers({ Accept: 'text/event-stream' }), body: JSON.stringify(sampleEnvelope()) });
+    const res = await fetch(`${client.baseUrl}/api/v1/flex/run.stream`, {
+      method: 'POST',
+      headers: client.headers({ Accept: 'text/event-stream' }),
+      body: JSON.stringify(sampleEnvelope()),
+    });
     expect(res.status).toBe(200);
     const runId = res.headers.get('x-flex-run-id') as string;
     void res.text().catch(() => undefined);
 
-    const invocations = () => (existsSync(join(dir, 'invocations.jsonl')) ? readFileSync(join(dir, 'invocations.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
+    const invocations = () =>
+      existsSync(join(dir, 'invocations.jsonl'))
+        ? readFileSync(join(dir, 'invocations.jsonl'), 'utf8')
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l))
+        : [];
     const first = await waitFor(async () => invocations().find((i) => i.event === 'start'), 60_000, logs);
     const executor = procs.find((p) => p.name === 'executor-1')!;
     await executor.kill('SIGKILL');
     expect(invocations().some((i) => i.event === 'end' && i.key === first.key)).toBe(false); // the node was in flight
 
     start('executor-2', { PORT: String(await freePort()) });
-    const detail = await waitFor(async () => {
-      const r = await client.json('GET', `/api/v1/flex/runs/${runId}`);
-      return ['completed', 'failed'].includes(r.body?.run?.status) ? r.body : undefined;
-    }, 120_000, logs);
+    const detail = await waitFor(
+      async () => {
+        const r = await client.json('GET', `/api/v1/flex/runs/${runId}`);
+        return ['completed', 'failed'].includes(r.body?.run?.status) ? r.body : undefined;
+      },
+      120_000,
+      logs,
+    );
     expect(detail.run.status).toBe('completed');
 
     const frames: Frame[] = await client.events(runId);
@@ -76,13 +130,18 @@ describe('executor crash mid-run (separate processes)', () => {
     const plan = frames.find((f) => f.type === 'plan_generated')!.payload.plan;
     for (const node of plan.nodes.filter((n: any) => n.kind !== 'fallback')) {
       expect(frames.filter((f) => f.type === 'node_complete' && f.nodeId === node.id)).toHaveLength(1);
-      const starts = frames.filter((f) => f.type === 'node_start' && f.nodeId === node.id).map((f) => f.payload.attempt);
+      const starts = frames
+        .filter((f) => f.type === 'node_start' && f.nodeId === node.id)
+        .map((f) => f.payload.attempt);
       expect(new Set(starts).size).toBe(starts.length); // each attempt started once
     }
-    for (let i = 1; i < frames.length; i++) expect(frames[i].position).toBeGreaterThan(frames[i - 1].position);
+    for (let i = 1; i < frames.length; i++)
+      expect(frames[i].position).toBeGreaterThan(frames[i - 1].position);
     // No event lost: the stream read again from a midpoint gives exactly the tail.
     const mid = frames[Math.floor(frames.length / 2)];
-    expect((await client.events(runId, mid.position)).map((f) => f.id)).toEqual(frames.slice(frames.indexOf(mid) + 1).map((f) => f.id));
+    expect((await client.events(runId, mid.position)).map((f) => f.id)).toEqual(
+      frames.slice(frames.indexOf(mid) + 1).map((f) => f.id),
+    );
     // The in-flight invocation was answered once per idempotency key by the agent's replay cache or re-run, never completed twice as a node.
     expect(frames.find((f) => f.type === 'node_complete' && f.nodeId === first.nodeId)).toBeDefined();
     expect(detail.nodes.filter((n: any) => n.status === 'completed').length).toBeGreaterThanOrEqual(2);

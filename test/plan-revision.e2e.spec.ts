@@ -1,6 +1,13 @@
 import { startReferenceAgents, type ReferenceAgents } from '@flex/agents-reference';
 import { loadConfig } from '@flex/runtime';
-import { FlexClient, startOpenAiServer, type Frame, type OpenAiServer, type RecordedRequest, type ScriptedReply } from '@flex/testing';
+import {
+  FlexClient,
+  startOpenAiServer,
+  type Frame,
+  type OpenAiServer,
+  type RecordedRequest,
+  type ScriptedReply,
+} from '@flex/testing';
 import { startEmbedded, type EmbeddedFlex } from '../apps/flex/src/embedded/embedded';
 import { llmAnswer } from '../services/planner/src/llm/llm-answers.fixture';
 import { sampleEnvelope } from './sample-run';
@@ -16,12 +23,16 @@ describe('plan revision (embedded, LLM planner against a local chat-completions 
   let llm: OpenAiServer;
   let flex: EmbeddedFlex;
   let agents: ReferenceAgents;
-  const plannerRequests = () => llm.requests.filter((r) => r.body.response_format?.json_schema?.name === 'flex_plan');
+  const plannerRequests = () =>
+    llm.requests.filter((r) => r.body.response_format?.json_schema?.name === 'flex_plan');
 
   beforeAll(async () => {
     llm = await startOpenAiServer();
     // The model "learns": it adds QA only once the prompt carries the validator's diagnostics.
-    llm.setFallback((req: RecordedRequest): ScriptedReply => ({ kind: 'json', content: llmAnswer({ qa: promptOf(req).includes('Previous attempt rejected') }) }));
+    llm.setFallback((req: RecordedRequest): ScriptedReply => ({
+      kind: 'json',
+      content: llmAnswer({ qa: promptOf(req).includes('Previous attempt rejected') }),
+    }));
     const config = loadConfig({
       FLEX_API_TOKENS: `${TOKEN}:client`,
       FLEX_LOG_LEVEL: 'silent',
@@ -50,15 +61,26 @@ describe('plan revision (embedded, LLM planner against a local chat-completions 
     const result = await new FlexClient(flex.url, TOKEN).runStream(envelope);
     expect(result.status).toBe(200);
     const types = result.frames.map((f) => f.type);
-    expect(types.filter((t) => t.startsWith('plan_'))).toEqual(['plan_requested', 'plan_rejected', 'plan_requested', 'plan_generated']);
+    expect(types.filter((t) => t.startsWith('plan_'))).toEqual([
+      'plan_requested',
+      'plan_rejected',
+      'plan_requested',
+      'plan_generated',
+    ]);
     expect(types[types.length - 1]).toBe('complete');
     expect(types.filter((t) => t === 'complete' || t === 'run_failed')).toHaveLength(1);
 
     const rejected = frame(result.frames, 'plan_rejected');
-    const failure = rejected.payload.diagnostics.failures.find((d: any) => d.cause !== undefined && /validation/.test(`${d.constraint} ${d.suggestion}`));
+    const failure = rejected.payload.diagnostics.failures.find(
+      (d: any) => d.cause !== undefined && /validation/.test(`${d.constraint} ${d.suggestion}`),
+    );
     expect(failure).toBeDefined();
     const retry = result.frames.filter((f) => f.type === 'plan_requested')[1];
-    expect(retry.payload).toMatchObject({ attempt: 2, reason: 'rejected', diagnostics: { status: 'rejected' } });
+    expect(retry.payload).toMatchObject({
+      attempt: 2,
+      reason: 'rejected',
+      diagnostics: { status: 'rejected' },
+    });
 
     expect(llm.requests).toHaveLength(2);
     expect(plannerRequests()).toHaveLength(2);
@@ -68,10 +90,23 @@ describe('plan revision (embedded, LLM planner against a local chat-completions 
     expect(promptOf(llm.requests[0])).not.toContain('Previous attempt rejected');
 
     const generated = frame(result.frames, 'plan_generated').payload;
-    expect(generated.metadata).toMatchObject({ plannerId: 'llm', plannerVersion: '1.0.0', determinism: 'structural', inputHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(generated.metadata).toMatchObject({
+      plannerId: 'llm',
+      plannerVersion: '1.0.0',
+      determinism: 'structural',
+      inputHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
     expect(generated.planHash).toMatch(/^[0-9a-f]{64}$/);
-    expect(generated.plan.metadata).toMatchObject({ model: 'local-planner', tokens: { input: 100, output: 50 } });
-    expect(generated.nodes.map((n: any) => n.kind)).toEqual(['structuring', 'execution', 'validation', 'fallback']);
+    expect(generated.plan.metadata).toMatchObject({
+      model: 'local-planner',
+      tokens: { input: 100, output: 50 },
+    });
+    expect(generated.nodes.map((n: any) => n.kind)).toEqual([
+      'structuring',
+      'execution',
+      'validation',
+      'fallback',
+    ]);
     const qa = result.frames.find((f) => f.type === 'node_complete' && f.nodeId === 'qa');
     expect(qa?.payload.output.qaFindings).toBeDefined();
     expect(frame(result.frames, 'complete').payload.output.copyVariants).toHaveLength(2);

@@ -2,7 +2,10 @@ import { join } from 'node:path';
 import { registrySubjects, NatsMessaging } from '@flex/bus';
 import { activeRegistrations, fetchCapabilitySnapshot } from '@flex/runtime';
 import { natsTestUrl, startNodeProcess, testPrefix, waitFor, type ManagedProcess } from '@flex/testing';
-import type { RegistryCapabilityView, RegistrySnapshot } from '../services/registry/src/capability/capability.view';
+import type {
+  RegistryCapabilityView,
+  RegistrySnapshot,
+} from '../services/registry/src/capability/capability.view';
 import { startRegistryHarness, type RegistryHarness } from './integration/registry-harness';
 
 const prefix = testPrefix('registry_e2e');
@@ -22,7 +25,9 @@ describe('an agent process killed with SIGKILL', () => {
   const logs = () => processes.map((p) => `--- ${p.name}\n${p.output().slice(-3000)}`).join('\n');
 
   const strategy = async (): Promise<RegistryCapabilityView | undefined> =>
-    (await nats.request<RegistrySnapshot>(registrySubjects(prefix).snapshot, {}, { timeoutMs: 5_000 })).capabilities.find((c) => c.registration.capabilityId === STRATEGY);
+    (
+      await nats.request<RegistrySnapshot>(registrySubjects(prefix).snapshot, {}, { timeoutMs: 5_000 })
+    ).capabilities.find((c) => c.registration.capabilityId === STRATEGY);
 
   /** Move the registry's clock a second at a time (the sweep runs every 50 ms) until `check` holds. */
   async function advanceUntil<T>(check: () => Promise<T | undefined>, maxSeconds = 120): Promise<T> {
@@ -36,14 +41,22 @@ describe('an agent process killed with SIGKILL', () => {
   }
 
   function startAgentProcess(name: string): ManagedProcess {
-    const p = startNodeProcess(name, agentScript, { FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: prefix, FLEX_AGENTS: STRATEGY, FLEX_AGENT_HEARTBEAT_MS: '100', PORT: '' });
+    const p = startNodeProcess(name, agentScript, {
+      FLEX_NATS_URL: natsTestUrl(),
+      FLEX_NATS_PREFIX: prefix,
+      FLEX_AGENTS: STRATEGY,
+      FLEX_AGENT_HEARTBEAT_MS: '100',
+      PORT: '',
+    });
     processes.push(p);
     return p;
   }
 
   beforeAll(async () => {
     h = await startRegistryHarness('registry_e2e', prefix);
-    nats = await NatsMessaging.connect(natsTestUrl(), { logger: { warn: () => undefined, error: () => undefined } });
+    nats = await NatsMessaging.connect(natsTestUrl(), {
+      logger: { warn: () => undefined, error: () => undefined },
+    });
   });
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.kill()));
@@ -61,15 +74,21 @@ describe('an agent process killed with SIGKILL', () => {
 
     await doomed.kill('SIGKILL');
     // Killed, not stopped: nothing said goodbye, so the instance is still listed as active.
-    expect((await strategy())?.instances.find((i) => i.instanceId === doomedInstance?.instanceId)?.status).toBe('active');
+    expect(
+      (await strategy())?.instances.find((i) => i.instanceId === doomedInstance?.instanceId)?.status,
+    ).toBe('active');
 
     const afterKill = await advanceUntil(async () => {
       const v = await strategy();
       return v?.activeInstances === 1 ? v : undefined;
     });
     expect(afterKill.status).toBe('active');
-    expect(afterKill.instances.find((i) => i.instanceId === doomedInstance?.instanceId)?.status).toBe('inactive');
-    expect(activeRegistrations(await fetchCapabilitySnapshot(nats, prefix)).map((r) => r.capabilityId)).toContain(STRATEGY);
+    expect(afterKill.instances.find((i) => i.instanceId === doomedInstance?.instanceId)?.status).toBe(
+      'inactive',
+    );
+    expect(
+      activeRegistrations(await fetchCapabilitySnapshot(nats, prefix)).map((r) => r.capabilityId),
+    ).toContain(STRATEGY);
 
     await survivor.kill('SIGKILL');
     const gone = await advanceUntil(async () => {
@@ -78,6 +97,8 @@ describe('an agent process killed with SIGKILL', () => {
     });
     expect(gone.activeInstances).toBe(0);
     // What the planner and the executor read: the capability is no longer offered.
-    expect(activeRegistrations(await fetchCapabilitySnapshot(nats, prefix)).map((r) => r.capabilityId)).not.toContain(STRATEGY);
+    expect(
+      activeRegistrations(await fetchCapabilitySnapshot(nats, prefix)).map((r) => r.capabilityId),
+    ).not.toContain(STRATEGY);
   });
 });

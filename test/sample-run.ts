@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Frame } from '@flex/testing';
 
-export const sampleEnvelope = () => JSON.parse(readFileSync(join(__dirname, '../examples/envelope.json'), 'utf8'));
+export const sampleEnvelope = () =>
+  JSON.parse(readFileSync(join(__dirname, '../examples/envelope.json'), 'utf8'));
 
 /**
  * The foundation's done-when, asserted on a real stream: start → plan_requested → plan_generated →

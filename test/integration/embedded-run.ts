@@ -16,16 +16,29 @@ export function envelopeWithPolicies(runtime: unknown[]): Record<string, any> {
 }
 
 /** An embedded Flex (in-memory PGlite, in-process bus) without agents: the test starts its own. */
-export async function startFlex(env: Record<string, string> = {}): Promise<{ flex: EmbeddedFlex; client: FlexClient; operator: FlexClient }> {
-  const flex = await startEmbedded({ config: loadConfig({ FLEX_API_TOKENS: TOKENS, FLEX_LOG_LEVEL: 'silent', PORT: '0', ...env }), dataDir: null, agents: false });
-  return { flex, client: new FlexClient(flex.url, 'exec-client'), operator: new FlexClient(flex.url, 'exec-operator') };
+export async function startFlex(
+  env: Record<string, string> = {},
+): Promise<{ flex: EmbeddedFlex; client: FlexClient; operator: FlexClient }> {
+  const flex = await startEmbedded({
+    config: loadConfig({ FLEX_API_TOKENS: TOKENS, FLEX_LOG_LEVEL: 'silent', PORT: '0', ...env }),
+    dataDir: null,
+    agents: false,
+  });
+  return {
+    flex,
+    client: new FlexClient(flex.url, 'exec-client'),
+    operator: new FlexClient(flex.url, 'exec-operator'),
+  };
 }
 
 /**
  * Start the reference strategy agent and the test's own agents on the embedded messaging, wait
  * until all are registered, and return what stops them.
  */
-export async function startTestAgents(flex: EmbeddedFlex, agents: readonly AgentDefinition[]): Promise<() => Promise<void>> {
+export async function startTestAgents(
+  flex: EmbeddedFlex,
+  agents: readonly AgentDefinition[],
+): Promise<() => Promise<void>> {
   const opts = { messaging: flex.runtime.messaging, prefix: flex.runtime.prefix };
   const strategy = await startReferenceAgents({ ...opts, only: ['StrategyManagerAgent.briefing'] });
   const handles: AgentHandle[] = [];
@@ -38,8 +51,15 @@ export async function startTestAgents(flex: EmbeddedFlex, agents: readonly Agent
 }
 
 /** POST run.stream without waiting for the end: the run id at once, the frames when the server ends the stream. */
-export async function openRun(client: FlexClient, envelope: unknown): Promise<{ runId: string; frames: Promise<Frame[]> }> {
-  const res = await fetch(`${client.baseUrl}/api/v1/flex/run.stream`, { method: 'POST', headers: client.headers({ Accept: 'text/event-stream' }), body: JSON.stringify(envelope) });
+export async function openRun(
+  client: FlexClient,
+  envelope: unknown,
+): Promise<{ runId: string; frames: Promise<Frame[]> }> {
+  const res = await fetch(`${client.baseUrl}/api/v1/flex/run.stream`, {
+    method: 'POST',
+    headers: client.headers({ Accept: 'text/event-stream' }),
+    body: JSON.stringify(envelope),
+  });
   if (res.status !== 200) throw new Error(`run.stream ${res.status}: ${await res.text()}`);
   return { runId: res.headers.get('x-flex-run-id') as string, frames: res.text().then(parseSse) };
 }
@@ -49,8 +69,17 @@ export async function runEvents(flex: EmbeddedFlex, runId: string): Promise<Stor
 }
 
 /** Poll the run's stream until an event matches. */
-export function waitForEvent(flex: EmbeddedFlex, runId: string, match: (e: StoredEvent) => boolean, timeoutMs = 20_000): Promise<StoredEvent> {
-  return waitFor(async () => (await runEvents(flex, runId)).find(match), timeoutMs, () => `no matching event on run ${runId}`);
+export function waitForEvent(
+  flex: EmbeddedFlex,
+  runId: string,
+  match: (e: StoredEvent) => boolean,
+  timeoutMs = 20_000,
+): Promise<StoredEvent> {
+  return waitFor(
+    async () => (await runEvents(flex, runId)).find(match),
+    timeoutMs,
+    () => `no matching event on run ${runId}`,
+  );
 }
 
 export const isTerminal = (e: StoredEvent) => e.type === 'complete' || e.type === 'run_failed';

@@ -3,7 +3,15 @@ import { contentGeneratorAgent } from '@flex/agents-reference';
 import type { FlexClient } from '@flex/testing';
 import { waitFor } from '@flex/testing';
 import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
-import { envelopeWithPolicies, isTerminal, openRun, runEvents, startFlex, startTestAgents, waitForEvent } from './embedded-run';
+import {
+  envelopeWithPolicies,
+  isTerminal,
+  openRun,
+  runEvents,
+  startFlex,
+  startTestAgents,
+  waitForEvent,
+} from './embedded-run';
 
 const WRITER = contentGeneratorAgent.registration.capabilityId;
 const BACKUP = 'ZZ.backupWriter';
@@ -28,10 +36,15 @@ describe('executor: the fallback chain through the API', () => {
       },
     });
     const backup = defineAgent({
-      registration: { ...contentGeneratorAgent.registration, capabilityId: BACKUP, displayName: 'Backup writer' },
+      registration: {
+        ...contentGeneratorAgent.registration,
+        capabilityId: BACKUP,
+        displayName: 'Backup writer',
+      },
       handle: async (invocation, ctx) => {
         calls[BACKUP] = (calls[BACKUP] ?? 0) + 1;
-        if (!backupWorks) throw Object.assign(new Error('backup is down'), { code: 'backup_down', retryable: true });
+        if (!backupWorks)
+          throw Object.assign(new Error('backup is down'), { code: 'backup_down', retryable: true });
         return contentGeneratorAgent.handle({ ...invocation, capabilityId: WRITER }, ctx);
       },
     });
@@ -46,18 +59,41 @@ describe('executor: the fallback chain through the API', () => {
   it('retries spent on the planned writer: the node moves to another active capability producing copyVariants, and the invalid output never reaches the final output', async () => {
     backupWorks = true;
     const policies = [
-      { id: 'writer_invalid', trigger: { kind: 'onValidationFail', selector: { capabilityId: WRITER } }, action: { type: 'emit', event: 'writer_output_invalid' } },
-      { id: 'no_tokens', trigger: { kind: 'onMetricBelow', metric: 'tokens', threshold: 1 }, action: { type: 'emit', event: 'no_usage_reported' } },
+      {
+        id: 'writer_invalid',
+        trigger: { kind: 'onValidationFail', selector: { capabilityId: WRITER } },
+        action: { type: 'emit', event: 'writer_output_invalid' },
+      },
+      {
+        id: 'no_tokens',
+        trigger: { kind: 'onMetricBelow', metric: 'tokens', threshold: 1 },
+        action: { type: 'emit', event: 'no_usage_reported' },
+      },
     ];
     const run = await openRun(client, envelopeWithPolicies(policies));
     const frames = await run.frames;
     const last = frames[frames.length - 1];
     expect(last.type).toBe('complete');
-    const writerNode = frames.find((f) => f.type === 'node_start' && f.payload.capabilityId === WRITER)!.nodeId;
-    const starts = frames.filter((f) => f.type === 'node_start' && f.nodeId === writerNode).map((f) => [f.payload.attempt, f.payload.capabilityId]);
-    expect(starts).toEqual([[1, WRITER], [2, WRITER], [3, BACKUP]]);
-    expect(frames.filter((f) => f.type === 'node_error' && f.nodeId === writerNode).map((f) => f.payload.willRetry)).toEqual([true, false]);
-    expect(frames.find((f) => f.type === 'node_complete' && f.nodeId === writerNode)!.payload).toMatchObject({ capabilityId: BACKUP, attempt: 3 });
+    const writerNode = frames.find(
+      (f) => f.type === 'node_start' && f.payload.capabilityId === WRITER,
+    )!.nodeId;
+    const starts = frames
+      .filter((f) => f.type === 'node_start' && f.nodeId === writerNode)
+      .map((f) => [f.payload.attempt, f.payload.capabilityId]);
+    expect(starts).toEqual([
+      [1, WRITER],
+      [2, WRITER],
+      [3, BACKUP],
+    ]);
+    expect(
+      frames
+        .filter((f) => f.type === 'node_error' && f.nodeId === writerNode)
+        .map((f) => f.payload.willRetry),
+    ).toEqual([true, false]);
+    expect(frames.find((f) => f.type === 'node_complete' && f.nodeId === writerNode)!.payload).toMatchObject({
+      capabilityId: BACKUP,
+      attempt: 3,
+    });
     expect(Array.isArray(last.payload.output.copyVariants)).toBe(true);
     expect(JSON.stringify(last.payload.output)).not.toContain('not an array');
     // onValidationFail saw each refused output (the SDK's facet issues, recorded as validation_error); onMetricBelow fired once.
@@ -72,29 +108,67 @@ describe('executor: the fallback chain through the API', () => {
     backupWorks = false;
     const run = await openRun(client, envelopeWithPolicies([]));
     const request = await waitForEvent(flex, run.runId, (e) => e.type === 'hitl_request');
-    expect(request.payload).toMatchObject({ mode: 'node_output', contractSummary: { outputFacets: ['copyVariants'] }, artifact: { fallbackNodeId: 'fallback-1' } });
+    expect(request.payload).toMatchObject({
+      mode: 'node_output',
+      contractSummary: { outputFacets: ['copyVariants'] },
+      artifact: { fallbackNodeId: 'fallback-1' },
+    });
     const { requestId, nodeId } = request.payload as { requestId: string; nodeId: string };
     const waiting = (await client.json('GET', `/api/v1/flex/runs/${run.runId}`)).body;
     expect(waiting.run.status).toBe('awaiting_hitl');
     expect(waiting.nodes.find((n: { nodeId: string }) => n.nodeId === nodeId).status).toBe('awaiting_hitl');
     expect(waiting.hitlRequests).toEqual([expect.objectContaining({ requestId, nodeId, status: 'pending' })]);
 
-    const invalid = await operator.json('POST', '/api/v1/flex/hitl/resolve', { runId: run.runId, requestId, decision: 'approve', payload: { copyVariants: [{ headline: 1 }] } });
+    const invalid = await operator.json('POST', '/api/v1/flex/hitl/resolve', {
+      runId: run.runId,
+      requestId,
+      decision: 'approve',
+      payload: { copyVariants: [{ headline: 1 }] },
+    });
     expect(invalid).toMatchObject({ status: 400, body: { error: { code: 'invalid_hitl_payload' } } });
-    await waitForEvent(flex, run.runId, (e) => e.type === 'validation_error' && (e.payload as { nodeId?: string }).nodeId === nodeId && (e.payload as { scope: string }).scope === 'capability_output');
+    await waitForEvent(
+      flex,
+      run.runId,
+      (e) =>
+        e.type === 'validation_error' &&
+        (e.payload as { nodeId?: string }).nodeId === nodeId &&
+        (e.payload as { scope: string }).scope === 'capability_output',
+    );
     expect((await runEvents(flex, run.runId)).some((e) => e.type === 'hitl_resolved')).toBe(false);
 
     const human = [
-      { headline: 'Team culture at AwesomePoster', body: 'Our people shape a human-first culture, from Tahoe retreats to daily wins.', callToAction: 'Join the team' },
-      { headline: 'Grow your career', body: 'Grow with mentors, real ownership and a clear path to senior roles here.', callToAction: 'See open roles' },
+      {
+        headline: 'Team culture at AwesomePoster',
+        body: 'Our people shape a human-first culture, from Tahoe retreats to daily wins.',
+        callToAction: 'Join the team',
+      },
+      {
+        headline: 'Grow your career',
+        body: 'Grow with mentors, real ownership and a clear path to senior roles here.',
+        callToAction: 'See open roles',
+      },
     ];
-    expect((await operator.json('POST', '/api/v1/flex/hitl/resolve', { runId: run.runId, requestId, decision: 'approve', payload: { copyVariants: human } })).status).toBe(200);
+    expect(
+      (
+        await operator.json('POST', '/api/v1/flex/hitl/resolve', {
+          runId: run.runId,
+          requestId,
+          decision: 'approve',
+          payload: { copyVariants: human },
+        })
+      ).status,
+    ).toBe(200);
     const frames = await run.frames;
     const last = frames[frames.length - 1];
     expect(last).toMatchObject({ type: 'complete', payload: { output: { copyVariants: human } } });
     const completions = frames.filter((f) => f.type === 'node_complete' && f.nodeId === nodeId);
     expect(completions).toHaveLength(1);
-    expect(await waitFor(async () => (await runEvents(flex, run.runId)).filter(isTerminal).length === 1 || undefined, 5_000)).toBe(true);
+    expect(
+      await waitFor(
+        async () => (await runEvents(flex, run.runId)).filter(isTerminal).length === 1 || undefined,
+        5_000,
+      ),
+    ).toBe(true);
   }, 60_000);
 });
 
@@ -109,7 +183,12 @@ describe('executor: a human capability', () => {
   beforeAll(async () => {
     ({ flex, client, operator } = await startFlex());
     const agent = defineAgent({
-      registration: { ...contentGeneratorAgent.registration, capabilityId: 'Human.copywriter', agentType: 'human', displayName: 'Human copywriter' },
+      registration: {
+        ...contentGeneratorAgent.registration,
+        capabilityId: 'Human.copywriter',
+        agentType: 'human',
+        displayName: 'Human copywriter',
+      },
       handle: async () => {
         invoked++;
         throw new Error('a human capability is never invoked over messaging');
@@ -127,17 +206,47 @@ describe('executor: a human capability', () => {
     const run = await openRun(client, envelopeWithPolicies([]));
     const request = await waitForEvent(flex, run.runId, (e) => e.type === 'hitl_request');
     const { requestId, nodeId } = request.payload as { requestId: string; nodeId: string };
-    expect(request.payload).toMatchObject({ mode: 'node_output', artifact: { capabilityId: 'Human.copywriter' } });
-    const bad = await operator.json('POST', '/api/v1/flex/hitl/resolve', { runId: run.runId, requestId, decision: 'approve', payload: { copyVariants: 'x' } });
+    expect(request.payload).toMatchObject({
+      mode: 'node_output',
+      artifact: { capabilityId: 'Human.copywriter' },
+    });
+    const bad = await operator.json('POST', '/api/v1/flex/hitl/resolve', {
+      runId: run.runId,
+      requestId,
+      decision: 'approve',
+      payload: { copyVariants: 'x' },
+    });
     expect(bad.status).toBe(400);
     const copy = [
-      { headline: 'Life at AwesomePoster', body: 'A human-first team that builds automation people enjoy using every day.', callToAction: 'Meet the team' },
-      { headline: 'Where careers grow', body: 'Ownership from day one, mentors who care, and room to grow into leadership.', callToAction: 'Apply today' },
+      {
+        headline: 'Life at AwesomePoster',
+        body: 'A human-first team that builds automation people enjoy using every day.',
+        callToAction: 'Meet the team',
+      },
+      {
+        headline: 'Where careers grow',
+        body: 'Ownership from day one, mentors who care, and room to grow into leadership.',
+        callToAction: 'Apply today',
+      },
     ];
-    expect((await operator.json('POST', '/api/v1/flex/hitl/resolve', { runId: run.runId, requestId, decision: 'approve', payload: { copyVariants: copy } })).status).toBe(200);
+    expect(
+      (
+        await operator.json('POST', '/api/v1/flex/hitl/resolve', {
+          runId: run.runId,
+          requestId,
+          decision: 'approve',
+          payload: { copyVariants: copy },
+        })
+      ).status,
+    ).toBe(200);
     const frames = await run.frames;
-    expect(frames[frames.length - 1]).toMatchObject({ type: 'complete', payload: { output: { copyVariants: copy } } });
-    expect(frames.find((f) => f.type === 'node_complete' && f.nodeId === nodeId)!.payload).toMatchObject({ capabilityId: 'Human.copywriter' });
+    expect(frames[frames.length - 1]).toMatchObject({
+      type: 'complete',
+      payload: { output: { copyVariants: copy } },
+    });
+    expect(frames.find((f) => f.type === 'node_complete' && f.nodeId === nodeId)!.payload).toMatchObject({
+      capabilityId: 'Human.copywriter',
+    });
     expect(invoked).toBe(0);
   }, 60_000);
 });

@@ -6,7 +6,11 @@ import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import { envelopeWithPolicies, openRun, startFlex, startTestAgents } from './embedded-run';
 
 const WRITER = contentGeneratorAgent.registration.capabilityId;
-const NO_GUARANTEES = { constraintId: 'no_guarantees', level: 'hard', expr: { '!': { in: ['guaranteed', { var: 'copyVariants.0.body' }] } } };
+const NO_GUARANTEES = {
+  constraintId: 'no_guarantees',
+  level: 'hard',
+  expr: { '!': { in: ['guaranteed', { var: 'copyVariants.0.body' }] } },
+};
 
 /** The plan's writer node, from the run's plan_generated frame. */
 function writerNode(frames: Frame[]): PlanNode {
@@ -16,7 +20,8 @@ function writerNode(frames: Frame[]): PlanNode {
   return node;
 }
 
-const ofNode = (frames: Frame[], nodeId: string, type: string) => frames.filter((f) => f.type === type && f.nodeId === nodeId);
+const ofNode = (frames: Frame[], nodeId: string, type: string) =>
+  frames.filter((f) => f.type === type && f.nodeId === nodeId);
 
 /**
  * Repair with feedback through the public API (embedded mode, real HTTP and SSE): a copy that breaks
@@ -37,10 +42,16 @@ describe('executor: repairing what breaks the contract, with feedback', () => {
       registration: contentGeneratorAgent.registration,
       handle: async (invocation, ctx) => {
         feedbackSeen.push(invocation.feedback);
-        const out = (await contentGeneratorAgent.handle(invocation, ctx)) as { copyVariants: Array<{ body: string }> };
+        const out = (await contentGeneratorAgent.handle(invocation, ctx)) as {
+          copyVariants: Array<{ body: string }>;
+        };
         const fixed = invocation.feedback?.errors.some((e) => e.path === '/constraints/no_guarantees');
         if (fixed || !promisesGuarantees) return out;
-        return { copyVariants: out.copyVariants.map((v, i) => (i === 0 ? { ...v, body: `Success guaranteed. ${v.body}` } : v)) };
+        return {
+          copyVariants: out.copyVariants.map((v, i) =>
+            i === 0 ? { ...v, body: `Success guaranteed. ${v.body}` } : v,
+          ),
+        };
       },
     });
     stopAgents = await startTestAgents(flex, [careless]);
@@ -66,11 +77,25 @@ describe('executor: repairing what breaks the contract, with feedback', () => {
     const scope = (writer.enforces ?? []).includes('no_guarantees') ? 'capability_output' : 'final_output';
     const refused = ofNode(frames, writer.id, 'validation_error');
     expect(refused).toHaveLength(1);
-    expect(refused[0].payload).toMatchObject({ scope, attempt: 1, errors: [{ path: '/constraints/no_guarantees', keyword: 'constraint' }] });
-    expect(ofNode(frames, writer.id, 'node_error').map((f) => [f.payload.attempt, f.payload.willRetry])).toEqual([[1, true]]);
+    expect(refused[0].payload).toMatchObject({
+      scope,
+      attempt: 1,
+      errors: [{ path: '/constraints/no_guarantees', keyword: 'constraint' }],
+    });
+    expect(
+      ofNode(frames, writer.id, 'node_error').map((f) => [f.payload.attempt, f.payload.willRetry]),
+    ).toEqual([[1, true]]);
     expect(ofNode(frames, writer.id, 'node_start').map((f) => f.payload.attempt)).toEqual([1, 2]);
-    expect(ofNode(frames, writer.id, 'node_complete').map((f) => f.payload.attempt)).toEqual(scope === 'final_output' ? [1, 2] : [2]);
-    expect(feedbackSeen).toEqual([undefined, { attempt: 1, errors: [expect.objectContaining({ path: '/constraints/no_guarantees', keyword: 'constraint' })] }]);
+    expect(ofNode(frames, writer.id, 'node_complete').map((f) => f.payload.attempt)).toEqual(
+      scope === 'final_output' ? [1, 2] : [2],
+    );
+    expect(feedbackSeen).toEqual([
+      undefined,
+      {
+        attempt: 1,
+        errors: [expect.objectContaining({ path: '/constraints/no_guarantees', keyword: 'constraint' })],
+      },
+    ]);
     expect(JSON.stringify(last.payload.output)).not.toContain('guaranteed');
     expect(last.payload.output.copyVariants).toHaveLength(2);
   }, 60_000);
@@ -86,7 +111,8 @@ describe('executor: repairing what breaks the contract, with feedback', () => {
     const last = frames[frames.length - 1];
     expect(last.type).toBe('complete');
     const writer = writerNode(frames);
-    for (const v of last.payload.output.copyVariants) expect(Array.from(v.body as string).length).toBeLessThanOrEqual(60);
+    for (const v of last.payload.output.copyVariants)
+      expect(Array.from(v.body as string).length).toBeLessThanOrEqual(60);
     if (writer.bindings?.outputs?.copyVariants) {
       // The plan pushed the bound into the writer's contract: it is met on the first attempt.
       expect(ofNode(frames, writer.id, 'validation_error')).toEqual([]);
@@ -95,8 +121,15 @@ describe('executor: repairing what breaks the contract, with feedback', () => {
     // No binding carries it: the composed output is refused, blamed on the writer, and repaired.
     const refused = ofNode(frames, writer.id, 'validation_error');
     expect(refused.map((f) => f.payload.scope)).toEqual(['final_output']);
-    expect(refused[0].payload.errors[0]).toMatchObject({ path: expect.stringMatching(/^\/copyVariants\/\d+\/body$/), keyword: 'maxLength' });
-    expect(ofNode(frames, writer.id, 'node_error')[0].payload).toMatchObject({ attempt: 1, willRetry: true, error: { code: 'output_invalid' } });
+    expect(refused[0].payload.errors[0]).toMatchObject({
+      path: expect.stringMatching(/^\/copyVariants\/\d+\/body$/),
+      keyword: 'maxLength',
+    });
+    expect(ofNode(frames, writer.id, 'node_error')[0].payload).toMatchObject({
+      attempt: 1,
+      willRetry: true,
+      error: { code: 'output_invalid' },
+    });
     expect(feedbackSeen[1]).toMatchObject({ attempt: 1, errors: [{ keyword: 'maxLength' }] });
   }, 60_000);
 });

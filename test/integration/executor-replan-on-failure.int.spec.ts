@@ -26,11 +26,22 @@ describe('executor: replan from a failure', () => {
       },
     });
     const direct = defineAgent({
-      registration: { ...contentGeneratorAgent.registration, capabilityId: DIRECT, displayName: 'Direct writer', inputContract: ['objectiveBrief'] },
+      registration: {
+        ...contentGeneratorAgent.registration,
+        capabilityId: DIRECT,
+        displayName: 'Direct writer',
+        inputContract: ['objectiveBrief'],
+      },
       handle: async (invocation) => {
-        const objective = String((invocation.inputs.objectiveBrief as { objective?: string } | undefined)?.objective ?? 'our news');
+        const objective = String(
+          (invocation.inputs.objectiveBrief as { objective?: string } | undefined)?.objective ?? 'our news',
+        );
         return {
-          copyVariants: [1, 2].map((n) => ({ headline: `Take ${n}: ${objective}`.slice(0, 120), body: `Variant ${n} of a post about ${objective}, written straight from the brief.`, callToAction: n === 1 ? 'Learn more' : 'Join us' })),
+          copyVariants: [1, 2].map((n) => ({
+            headline: `Take ${n}: ${objective}`.slice(0, 120),
+            body: `Variant ${n} of a post about ${objective}, written straight from the brief.`,
+            callToAction: n === 1 ? 'Learn more' : 'Join us',
+          })),
         };
       },
     });
@@ -52,13 +63,20 @@ describe('executor: replan from a failure', () => {
     const failed = frames.find((f) => f.type === 'node_error' && f.payload?.capabilityId === WRITER);
     expect(failed?.payload).toMatchObject({ willRetry: false });
     const replan = frames.find((f) => f.type === 'plan_requested' && f.payload?.reason === 'replan');
-    expect(replan?.payload.replan).toMatchObject({ trigger: { kind: 'node_failed', capabilityId: WRITER }, previousVersion: 1 });
+    expect(replan?.payload.replan).toMatchObject({
+      trigger: { kind: 'node_failed', capabilityId: WRITER },
+      previousVersion: 1,
+    });
     const updated = frames.find((f) => f.type === 'plan_updated');
     expect(updated?.payload).toMatchObject({ previousVersion: 1, version: 2 });
-    expect(updated?.payload.plan.nodes.map((n: { capabilityId?: string }) => n.capabilityId)).not.toContain(WRITER);
+    expect(updated?.payload.plan.nodes.map((n: { capabilityId?: string }) => n.capabilityId)).not.toContain(
+      WRITER,
+    );
     expect(frames.some((f) => f.type === 'node_start' && f.payload?.capabilityId === DIRECT)).toBe(true);
     expect(types).not.toContain('hitl_request');
-    const strategyRuns = frames.filter((f) => f.type === 'node_complete' && f.payload?.capabilityId === 'StrategyManagerAgent.briefing');
+    const strategyRuns = frames.filter(
+      (f) => f.type === 'node_complete' && f.payload?.capabilityId === 'StrategyManagerAgent.briefing',
+    );
     expect(strategyRuns.length).toBeLessThanOrEqual(1);
     expect(frames[frames.length - 1].payload.output.copyVariants).toHaveLength(2);
   }, 60_000);

@@ -16,7 +16,11 @@ describe('plan → proof → run (embedded)', () => {
   let client: FlexClient;
 
   beforeAll(async () => {
-    flex = await startEmbedded({ config: loadConfig({ FLEX_API_TOKENS: `${TOKEN}:client`, FLEX_LOG_LEVEL: 'silent', PORT: '0' }), dataDir: null, agents: true });
+    flex = await startEmbedded({
+      config: loadConfig({ FLEX_API_TOKENS: `${TOKEN}:client`, FLEX_LOG_LEVEL: 'silent', PORT: '0' }),
+      dataDir: null,
+      agents: true,
+    });
     client = new FlexClient(flex.url, TOKEN);
   }, 60_000);
 
@@ -36,15 +40,28 @@ describe('plan → proof → run (embedded)', () => {
     expect(rejected).toMatchObject({
       attempt: 1,
       metadata: { plannerId: 'rule-based' },
-      diagnostics: { status: 'rejected', verdict: 'refuted', failures: [{ cause: 'schema_incompatible', constraintId: 'structure.max_depth' }] },
+      diagnostics: {
+        status: 'rejected',
+        verdict: 'refuted',
+        failures: [{ cause: 'schema_incompatible', constraintId: 'structure.max_depth' }],
+      },
     });
     expect(rejected.diagnostics.satisfactionScore).toBeLessThan(1);
     const second = result.frames.filter((f) => f.type === 'plan_requested')[1];
-    expect(second.payload).toMatchObject({ attempt: 2, reason: 'rejected', diagnostics: { status: 'rejected' } });
+    expect(second.payload).toMatchObject({
+      attempt: 2,
+      reason: 'rejected',
+      diagnostics: { status: 'rejected' },
+    });
     const generated = PlanGeneratedPayloadSchema.parse(payloadOf(result.frames, 'plan_generated'));
-    expect(generated).toMatchObject({ planVersion: 1, diagnostics: { status: 'accepted', satisfactionScore: 1, verdict: 'proven' } });
+    expect(generated).toMatchObject({
+      planVersion: 1,
+      diagnostics: { status: 'accepted', satisfactionScore: 1, verdict: 'proven' },
+    });
     // Both drafts name the registry the planner was given: the live one, as a replay can check.
-    const live = registrySnapshotOf(activeRegistrations(await fetchCapabilitySnapshot(flex.runtime.messaging, flex.runtime.prefix)));
+    const live = registrySnapshotOf(
+      activeRegistrations(await fetchCapabilitySnapshot(flex.runtime.messaging, flex.runtime.prefix)),
+    );
     expect(rejected.registry).toEqual(live);
     expect(generated.registry).toEqual(live);
     expect(generated.nodes.filter((n: { kind: string }) => n.kind === 'branch')).toHaveLength(0);
@@ -61,19 +78,38 @@ describe('plan → proof → run (embedded)', () => {
     ];
     const result = await client.runStream(envelope);
     const generated = payloadOf(result.frames, 'plan_generated');
-    expect(generated.diagnostics).toMatchObject({ status: 'accepted_with_findings', satisfactionScore: 1, failures: [], warnings: [], infos: [{ cause: 'advisory', constraintId: 'tone_hint' }] });
+    expect(generated.diagnostics).toMatchObject({
+      status: 'accepted_with_findings',
+      satisfactionScore: 1,
+      failures: [],
+      warnings: [],
+      infos: [{ cause: 'advisory', constraintId: 'tone_hint' }],
+    });
     const detail = await client.json('GET', `/api/v1/flex/runs/${result.runId}`);
     expect(detail.body.planVersions).toEqual([
-      expect.objectContaining({ version: 1, status: 'accepted_with_findings', satisfactionScore: 1, diagnostics: generated.diagnostics, registryHash: generated.registry.hash }),
+      expect.objectContaining({
+        version: 1,
+        status: 'accepted_with_findings',
+        satisfactionScore: 1,
+        diagnostics: generated.diagnostics,
+        registryHash: generated.registry.hash,
+      }),
     ]);
-    expect(generated.nodes.find((n: { enforces: string[] }) => n.enforces.includes('min_qa'))).toMatchObject({ kind: 'validation' });
+    expect(generated.nodes.find((n: { enforces: string[] }) => n.enforces.includes('min_qa'))).toMatchObject({
+      kind: 'validation',
+    });
     expect(types(result.frames).at(-1)).toBe('complete');
-    expect(payloadOf(result.frames, 'complete')).toMatchObject({ satisfactionScore: 1, observedSatisfaction: 1 });
+    expect(payloadOf(result.frames, 'complete')).toMatchObject({
+      satisfactionScore: 1,
+      observedSatisfaction: 1,
+    });
   }, 60_000);
 
   it('refutes a hard constraint no output can meet, before any agent runs, naming it and the path', async () => {
     const envelope = sample();
-    envelope.outputContract.constraints = [{ constraintId: 'min_qa', level: 'hard', expr: { '>': [{ var: 'qaFindings.overallScore' }, 1] } }];
+    envelope.outputContract.constraints = [
+      { constraintId: 'min_qa', level: 'hard', expr: { '>': [{ var: 'qaFindings.overallScore' }, 1] } },
+    ];
     const result = await client.runStream(envelope);
     const frames = types(result.frames);
     expect(frames).not.toContain('plan_generated');
@@ -82,7 +118,13 @@ describe('plan → proof → run (embedded)', () => {
     expect(payloadOf(result.frames, 'plan_rejected').diagnostics).toMatchObject({
       status: 'rejected',
       verdict: 'refuted',
-      failures: [{ cause: 'schema_incompatible', constraintId: 'min_qa', details: { verdict: 'refuted', findings: [{ pointer: '/qaFindings/overallScore' }] } }],
+      failures: [
+        {
+          cause: 'schema_incompatible',
+          constraintId: 'min_qa',
+          details: { verdict: 'refuted', findings: [{ pointer: '/qaFindings/overallScore' }] },
+        },
+      ],
     });
     const failed = payloadOf(result.frames, 'run_failed');
     expect(failed.diagnostics.status).toBe('rejected');

@@ -7,7 +7,8 @@ import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/e
 
 const TOKEN = 'planner-failure-client';
 const sample = () => JSON.parse(readFileSync(join(__dirname, '../../examples/envelope.json'), 'utf8'));
-const failedOf = (frames: Frame[]) => RunFailedPayloadSchema.parse(frames.find((f) => f.type === 'run_failed')?.payload);
+const failedOf = (frames: Frame[]) =>
+  RunFailedPayloadSchema.parse(frames.find((f) => f.type === 'run_failed')?.payload);
 
 /** A run the rule-based planner cannot plan fails with diagnostics naming what is missing, and the registry it saw. */
 describe('planner: planning failures (embedded, reference agents)', () => {
@@ -15,7 +16,10 @@ describe('planner: planning failures (embedded, reference agents)', () => {
   let client: FlexClient;
 
   beforeAll(async () => {
-    flex = await startEmbedded({ config: loadConfig({ FLEX_API_TOKENS: `${TOKEN}:client`, FLEX_LOG_LEVEL: 'silent', PORT: '0' }), dataDir: null });
+    flex = await startEmbedded({
+      config: loadConfig({ FLEX_API_TOKENS: `${TOKEN}:client`, FLEX_LOG_LEVEL: 'silent', PORT: '0' }),
+      dataDir: null,
+    });
     client = new FlexClient(flex.url, TOKEN);
   }, 90_000);
   afterAll(() => flex?.close());
@@ -34,16 +38,23 @@ describe('planner: planning failures (embedded, reference agents)', () => {
         status: 'unsatisfied',
         cause: 'missing_producer',
         constraintId: 'facet.copyVariants',
-        suggestion: 'ContentGeneratorAgent.linkedinVariants is excluded by policies.planner.selection.forbid: allow it (each produces copyVariants).',
+        suggestion:
+          'ContentGeneratorAgent.linkedinVariants is excluded by policies.planner.selection.forbid: allow it (each produces copyVariants).',
         details: expect.objectContaining({ facet: 'copyVariants', path: '/properties/copyVariants' }),
       }),
     );
-    const live = registrySnapshotOf(activeRegistrations(await fetchCapabilitySnapshot(flex.runtime.messaging, flex.runtime.prefix)));
+    const live = registrySnapshotOf(
+      activeRegistrations(await fetchCapabilitySnapshot(flex.runtime.messaging, flex.runtime.prefix)),
+    );
     expect(failed.registry).toEqual(live);
     const message = result.frames.at(-1)?.message ?? '';
     expect(message).toMatch(/^run failed \(PLANNER_NO_CAPABILITIES\): planner: .*\[facet\.copyVariants: /);
     const detail = await client.json('GET', `/api/v1/flex/runs/${result.runId}`);
-    expect(detail.body.run.failure).toEqual({ code: 'PLANNER_NO_CAPABILITIES', reason: failed.reason, diagnostics: failed.diagnostics });
+    expect(detail.body.run.failure).toEqual({
+      code: 'PLANNER_NO_CAPABILITIES',
+      reason: failed.reason,
+      diagnostics: failed.diagnostics,
+    });
   }, 60_000);
 
   it('names a required capability that is not registered', async () => {
@@ -51,7 +62,12 @@ describe('planner: planning failures (embedded, reference agents)', () => {
     envelope.policies = { planner: { selection: { require: ['Ghost.agent'] } } };
     const failed = failedOf((await client.runStream(envelope)).frames);
     expect(failed.diagnostics?.failures).toEqual([
-      expect.objectContaining({ cause: 'missing_producer', constraintId: 'policy.selection.require', capabilityId: 'Ghost.agent', suggestion: expect.stringContaining('Register and start an agent serving Ghost.agent') }),
+      expect.objectContaining({
+        cause: 'missing_producer',
+        constraintId: 'policy.selection.require',
+        capabilityId: 'Ghost.agent',
+        suggestion: expect.stringContaining('Register and start an agent serving Ghost.agent'),
+      }),
     ]);
   }, 60_000);
 });

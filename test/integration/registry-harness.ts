@@ -31,10 +31,22 @@ export const AGENT_TOKEN = 'agent-token';
 export const CLIENT_TOKEN = 'client-token';
 
 /** A registry (and optionally a gateway) on real Postgres and NATS, with a clock the test controls. */
-export async function startRegistryHarness(label: string, prefix: string, options: { gateway?: boolean; sweepIntervalMs?: number } = {}): Promise<RegistryHarness> {
+export async function startRegistryHarness(
+  label: string,
+  prefix: string,
+  options: { gateway?: boolean; sweepIntervalMs?: number } = {},
+): Promise<RegistryHarness> {
   const database: TestDatabase = await createTestDatabase(label);
-  const config = loadConfig({ FLEX_DATABASE_URL: database.url, FLEX_NATS_URL: natsTestUrl(), FLEX_NATS_PREFIX: prefix, FLEX_LOG_LEVEL: 'silent' });
-  const base = await createDistributedRuntime(config, { service: 'registry', migrations: readModelMigrations });
+  const config = loadConfig({
+    FLEX_DATABASE_URL: database.url,
+    FLEX_NATS_URL: natsTestUrl(),
+    FLEX_NATS_PREFIX: prefix,
+    FLEX_LOG_LEVEL: 'silent',
+  });
+  const base = await createDistributedRuntime(config, {
+    service: 'registry',
+    migrations: readModelMigrations,
+  });
   const clock = new MovableClock();
   const runtime: ServiceRuntime = { ...base, clock };
   const context: INestApplicationContext = await NestFactory.createApplicationContext(

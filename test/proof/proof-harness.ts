@@ -6,7 +6,13 @@ import type { StoredEvent } from '@flex/event-store';
 import { decideAdvance } from '@flex/executor';
 import { facetSchemaOf, type JsonSchema } from '@flex/proof';
 import { arbitraryOf } from '../../libs/proof/src/schema/schema-arbitrary';
-import { evolveRun, initialRunState, mainPathComplete, type RunState, type StartedRun } from '@flex/run-model';
+import {
+  evolveRun,
+  initialRunState,
+  mainPathComplete,
+  type RunState,
+  type StartedRun,
+} from '@flex/run-model';
 import type { GeneratedContract } from './contract.arbitrary';
 
 const sample = JSON.parse(readFileSync(join(__dirname, '../../examples/envelope.json'), 'utf8'));
@@ -30,7 +36,9 @@ export function contractOf(node: PlanNode, facet: string, withBinding = true): J
 
 /** An arbitrary of whole node outputs (every output facet), each valid against its contract. */
 export function outputArbitrary(node: PlanNode, withBinding = true): fc.Arbitrary<Record<string, unknown>> {
-  return fc.record(Object.fromEntries(node.outputFacets.map((f) => [f, arbitraryOf(contractOf(node, f, withBinding))])));
+  return fc.record(
+    Object.fromEntries(node.outputFacets.map((f) => [f, arbitraryOf(contractOf(node, f, withBinding))])),
+  );
 }
 
 type Outputs = (node: PlanNode) => Record<string, unknown>;
@@ -47,28 +55,57 @@ export function runToCompletion(plan: PlanGraph, envelope: TaskEnvelope, outputs
 }
 
 /** {@link runToCompletion}, saying why when the run cannot complete (a node failed for good). */
-export function tryRunToCompletion(plan: PlanGraph, envelope: TaskEnvelope, outputs: Outputs): { ok: true; state: StartedRun } | { ok: false; reason: string } {
+export function tryRunToCompletion(
+  plan: PlanGraph,
+  envelope: TaskEnvelope,
+  outputs: Outputs,
+): { ok: true; state: StartedRun } | { ok: false; reason: string } {
   let version = 0;
   const at = (type: string, payload: unknown): StoredEvent => {
     version += 1;
     const timestamp = new Date(Date.parse('2026-01-01T00:00:00.000Z') + version * 1000).toISOString();
-    return { position: version, id: `e${version}`, streamId: 'run-p', version, type, payload, metadata: { correlationId: 'c' }, timestamp };
+    return {
+      position: version,
+      id: `e${version}`,
+      streamId: 'run-p',
+      version,
+      type,
+      payload,
+      metadata: { correlationId: 'c' },
+      timestamp,
+    };
   };
   const diagnostics = { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] };
   let state: RunState = [
     at('start', { runId: 'p', envelope, normalization: [], owner: { principal: 't', role: 'client' } }),
-    at('plan_generated', { planVersion: 1, plan, nodes: [], ...diagnostics, diagnostics, planHash: 'h'.repeat(64), metadata: plan.metadata }),
+    at('plan_generated', {
+      planVersion: 1,
+      plan,
+      nodes: [],
+      ...diagnostics,
+      diagnostics,
+      planHash: 'h'.repeat(64),
+      metadata: plan.metadata,
+    }),
   ].reduce(evolveRun, initialRunState());
   for (let guard = 0; guard < 1_000; guard++) {
     if (state.status === 'none') throw new Error('the run did not start');
     if (mainPathComplete(plan, state.nodes)) return { ok: true, state };
     const { events } = decideAdvance(state, new Date('2026-01-01T01:00:00.000Z'));
     const ended = events.find((e) => e.type === 'run_failed');
-    if (events.length === 0 || ended) return { ok: false, reason: `the run cannot complete: ${JSON.stringify(ended ?? state.nodes)}` };
+    if (events.length === 0 || ended)
+      return { ok: false, reason: `the run cannot complete: ${JSON.stringify(ended ?? state.nodes)}` };
     for (const e of events) {
       state = evolveRun(state, at(e.type, e.payload));
-      const node = e.type === 'node_start' ? plan.nodes.find((n) => n.id === (e.payload as { nodeId: string }).nodeId) : undefined;
-      if (node?.capabilityId) state = evolveRun(state, at('node_complete', { nodeId: node.id, attempt: 1, output: outputs(node), durationMs: 1 }));
+      const node =
+        e.type === 'node_start'
+          ? plan.nodes.find((n) => n.id === (e.payload as { nodeId: string }).nodeId)
+          : undefined;
+      if (node?.capabilityId)
+        state = evolveRun(
+          state,
+          at('node_complete', { nodeId: node.id, attempt: 1, output: outputs(node), durationMs: 1 }),
+        );
     }
   }
   return { ok: false, reason: 'the run did not complete within 1,000 decisions' };

@@ -5,7 +5,14 @@ import { composeFinalOutput } from '@flex/executor';
 import { compileUntrustedSchema } from '@flex/facets';
 import { evaluateRule, truthy } from '@flex/logic';
 import { isPlannerError, planRuleBased } from '@flex/planner';
-import { facetForKey, finalSources, proveContract, sourceNodes, type ContractProof, type Obligation } from '@flex/proof';
+import {
+  facetForKey,
+  finalSources,
+  proveContract,
+  sourceNodes,
+  type ContractProof,
+  type Obligation,
+} from '@flex/proof';
 import { provePlan } from '@flex/validator';
 import { contractArbitrary } from './contract.arbitrary';
 import { envelopeFor, outputArbitrary, runToCompletion, tryRunToCompletion } from './proof-harness';
@@ -20,12 +27,18 @@ const registrations = referenceAgents.map((a) => a.registration);
 const stats = { contracts: 0, planned: 0, proven: 0, unknown: 0, refuted: 0, cases: 0, counterexamples: 0 };
 
 /** Every agent node's outputs for one generated run, sampled from the node contracts. */
-function sampleRuns(plan: PlanGraph, seed: number, withBinding: boolean): Array<Map<string, Record<string, unknown>>> {
+function sampleRuns(
+  plan: PlanGraph,
+  seed: number,
+  withBinding: boolean,
+): Array<Map<string, Record<string, unknown>>> {
   const agents = plan.nodes.filter((n) => n.capabilityId);
   const arb = fc.tuple(...agents.map((n) => outputArbitrary(n, withBinding)));
   // Outputs reach the executor as JSON (over NATS or through the store): plain objects only.
   const asJson = <T>(v: T): T => JSON.parse(JSON.stringify(v));
-  return fc.sample(arb, { numRuns: OUTPUTS, seed }).map((outs) => new Map(agents.map((n, i) => [n.id, asJson(outs[i])])));
+  return fc
+    .sample(arb, { numRuns: OUTPUTS, seed })
+    .map((outs) => new Map(agents.map((n, i) => [n.id, asJson(outs[i])])));
 }
 
 /**
@@ -35,16 +48,26 @@ function sampleRuns(plan: PlanGraph, seed: number, withBinding: boolean): Array<
  */
 function checkSound(plan: PlanGraph, envelope: TaskEnvelope, proof: ContractProof, seed: number): void {
   const open = proof.obligations.filter((o) => o.verdict !== 'proven');
-  const undecidedPointer = (path: string) => open.some((o) => o.kind !== 'constraint' && (o.pointer === '' || path === o.pointer || path.startsWith(`${o.pointer}/`)));
-  const undecidedConstraint = (path: string) => open.some((o) => o.kind === 'constraint' && path === `/constraints/${o.constraintId}`);
+  const undecidedPointer = (path: string) =>
+    open.some(
+      (o) =>
+        o.kind !== 'constraint' &&
+        (o.pointer === '' || path === o.pointer || path.startsWith(`${o.pointer}/`)),
+    );
+  const undecidedConstraint = (path: string) =>
+    open.some((o) => o.kind === 'constraint' && path === `/constraints/${o.constraintId}`);
   for (const outputs of sampleRuns(plan, seed, true)) {
     stats.cases += 1;
     const state = runToCompletion(plan, envelope, (node) => outputs.get(node.id) ?? {});
     const composed = composeFinalOutput(state);
     if (composed.ok) continue;
-    const unexplained = composed.errors.filter((e) => !(composed.reason === 'output_invalid' ? undecidedPointer(e.path) : undecidedConstraint(e.path)));
+    const unexplained = composed.errors.filter(
+      (e) => !(composed.reason === 'output_invalid' ? undecidedPointer(e.path) : undecidedConstraint(e.path)),
+    );
     if (unexplained.length > 0) {
-      throw new Error(`${proof.verdict} plan, invalid output the proof did not flag: ${JSON.stringify(unexplained)}\nproof: ${JSON.stringify(proof)}\nplan: ${canonicalJson(plan)}\noutputs: ${JSON.stringify([...outputs])}`);
+      throw new Error(
+        `${proof.verdict} plan, invalid output the proof did not flag: ${JSON.stringify(unexplained)}\nproof: ${JSON.stringify(proof)}\nplan: ${canonicalJson(plan)}\noutputs: ${JSON.stringify([...outputs])}`,
+      );
     }
   }
 }
@@ -52,7 +75,8 @@ function checkSound(plan: PlanGraph, envelope: TaskEnvelope, proof: ContractProo
 /** A refuted obligation's counterexample: every output the named producers can give breaks it. */
 function checkRefuted(plan: PlanGraph, envelope: TaskEnvelope, o: Obligation, seed: number): void {
   const key = decodeURIComponent(o.pointer.split('/')[1] ?? '');
-  const properties = (envelope.outputContract.schema as { properties?: Record<string, unknown> }).properties ?? {};
+  const properties =
+    (envelope.outputContract.schema as { properties?: Record<string, unknown> }).properties ?? {};
   if (o.kind === 'coverage') {
     expect(finalSources(plan, key, {})).toHaveLength(0);
     return;
@@ -69,7 +93,9 @@ function checkRefuted(plan: PlanGraph, envelope: TaskEnvelope, o: Obligation, se
     return;
   }
   if (o.kind === 'constraint') {
-    const spec = (envelope.outputContract.constraints ?? []).find((c, i) => (c.constraintId ?? `constraint_${i}`) === o.constraintId);
+    const spec = (envelope.outputContract.constraints ?? []).find(
+      (c, i) => (c.constraintId ?? `constraint_${i}`) === o.constraintId,
+    );
     let runs: Array<Map<string, Record<string, unknown>>> = [];
     try {
       runs = sampleRuns(plan, seed, true).slice(0, 10);
@@ -90,9 +116,13 @@ function checkRefuted(plan: PlanGraph, envelope: TaskEnvelope, o: Obligation, se
   }
 }
 
-function dataOf(state: ReturnType<typeof runToCompletion>, output: Record<string, unknown>): Record<string, unknown> {
+function dataOf(
+  state: ReturnType<typeof runToCompletion>,
+  output: Record<string, unknown>,
+): Record<string, unknown> {
   const values: Record<string, unknown> = {};
-  for (const node of Object.values(state.nodes)) if (node.status === 'completed' && node.output) Object.assign(values, node.output);
+  for (const node of Object.values(state.nodes))
+    if (node.status === 'completed' && node.output) Object.assign(values, node.output);
   return { ...values, ...output };
 }
 
@@ -117,7 +147,8 @@ describe('the proof is sound (property-based)', () => {
         const proof = proveContract(plan, envelope);
         if (bundle.verdict === 'proven') expect(proof.verdict).toBe('proven');
         if (bundle.verdict !== 'refuted') checkSound(plan, envelope, proof, seed);
-        for (const o of proof.obligations) if (o.verdict === 'refuted' && o.level === 'hard') checkRefuted(plan, envelope, o, seed);
+        for (const o of proof.obligations)
+          if (o.verdict === 'refuted' && o.level === 'hard') checkRefuted(plan, envelope, o, seed);
       }),
       { numRuns: CONTRACTS, verbose: 1, ...(SEED === undefined ? {} : { seed: SEED }) },
     );

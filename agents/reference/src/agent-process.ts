@@ -15,11 +15,18 @@ export interface AgentProcess {
  * (retrying while it is not there yet), start the chosen reference agents, and register them
  * with whichever registry listens on the prefix.
  */
-export async function startAgentProcess(config: AgentProcessConfig, logger: AgentLogger): Promise<AgentProcess> {
+export async function startAgentProcess(
+  config: AgentProcessConfig,
+  logger: AgentLogger,
+): Promise<AgentProcess> {
   const counter = new InvocationCounter();
   const health = config.port === undefined ? undefined : await startHealthServer(config.port, counter);
   const messaging = await connectWithRetry(config.natsUrl, logger);
-  logger.info('nats_connected', { url: config.natsUrl, prefix: config.prefix, llm: config.llm ? { baseUrl: config.llm.baseUrl, model: config.llm.model } : 'none' });
+  logger.info('nats_connected', {
+    url: config.natsUrl,
+    prefix: config.prefix,
+    llm: config.llm ? { baseUrl: config.llm.baseUrl, model: config.llm.model } : 'none',
+  });
   const agents = await startReferenceAgents({
     messaging,
     prefix: config.prefix,
@@ -48,7 +55,12 @@ async function connectWithRetry(url: string, logger: AgentLogger): Promise<NatsM
       return await NatsMessaging.connect(url);
     } catch (error) {
       const delayMs = Math.min(10_000, 250 * 2 ** Math.min(attempt - 1, 10)) * (0.5 + Math.random() / 2);
-      logger.warn('nats_unavailable', { url, attempt, retryInMs: Math.round(delayMs), reason: (error as Error).message });
+      logger.warn('nats_unavailable', {
+        url,
+        attempt,
+        retryInMs: Math.round(delayMs),
+        reason: (error as Error).message,
+      });
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }

@@ -23,8 +23,10 @@ interface Asset {
 }
 
 const COMPANY = /^(?:company|company[_ ]?name|brand|brand[_ ]?name|organi[sz]ation|name)$/i;
-const CORE_VALUE = /^(?:core[_ ]?values?|values?|mission|positioning|tagline|value[_ ]?prop(?:osition)?|purpose)$/i;
-const RECENT_EVENT = /^(?:recent[_ ]?(?:event|news|milestone)|event|news|announcement|launch|milestone|latest[_ ]?news)$/i;
+const CORE_VALUE =
+  /^(?:core[_ ]?values?|values?|mission|positioning|tagline|value[_ ]?prop(?:osition)?|purpose)$/i;
+const RECENT_EVENT =
+  /^(?:recent[_ ]?(?:event|news|milestone)|event|news|announcement|launch|milestone|latest[_ ]?news)$/i;
 // Keys that name facets, knobs or plumbing rather than facts about the subject.
 const SKIP =
   /^(?:kind|type|id|url|href|image|logo|source|tone|tone[_ ]?of[_ ]?voice|variant[_ ]?count|channel|goal|format|language|locale|persona|audience(?:[_ ]?profile)?|objective(?:[_ ]?brief)?|plan[_ ]?knobs|qa[_ ]?rubric|writer[_ ]?brief|copy[_ ]?variants|asset[_ ]?bundle|assets|context[_ ]?bundles)$/i;
@@ -50,7 +52,8 @@ export function extractFacts(assets: readonly Asset[] = []): AssetFacts {
         out.sources.push(String(asset.payload.title ?? asset.payload.url));
         break;
       case 'image':
-        if (typeof asset.payload.altText === 'string') out.facts.push({ label: 'image', value: clause(asset.payload.altText) });
+        if (typeof asset.payload.altText === 'string')
+          out.facts.push({ label: 'image', value: clause(asset.payload.altText) });
         break;
     }
   }
@@ -78,7 +81,8 @@ function readProse(payload: Record<string, unknown>, out: AssetFacts): void {
   if (title) out.sources.push(title);
   const content = typeof payload.content === 'string' ? payload.content : '';
   const lead = sentences(content).slice(0, 2);
-  if (lead.length > 0) out.facts.push({ label: title ?? 'source', value: truncate(clause(lead.join(' ')), 300) });
+  if (lead.length > 0)
+    out.facts.push({ label: title ?? 'source', value: truncate(clause(lead.join(' ')), 300) });
 }
 
 /** Facts from `primary` win; `secondary` fills the gaps and adds the facts not already known. */
@@ -90,7 +94,11 @@ export function mergeFacts(primary: AssetFacts, secondary: AssetFacts): AssetFac
     facts: [...primary.facts],
     sources: [...new Set([...primary.sources, ...secondary.sources])],
   };
-  const known = new Set([merged.company, merged.coreValue, merged.recentEvent, ...merged.facts.map((f) => f.value)].filter(Boolean).map((v) => String(v).toLowerCase()));
+  const known = new Set(
+    [merged.company, merged.coreValue, merged.recentEvent, ...merged.facts.map((f) => f.value)]
+      .filter(Boolean)
+      .map((v) => String(v).toLowerCase()),
+  );
   merged.facts.push(...secondary.facts.filter((f) => !known.has(f.value.toLowerCase())));
   return merged;
 }
@@ -99,7 +107,10 @@ function asText(raw: unknown): string | undefined {
   if (typeof raw === 'string') return IDENTIFIER.test(raw.trim()) ? undefined : clause(raw) || undefined;
   if (typeof raw === 'number') return String(raw);
   if (Array.isArray(raw)) {
-    const items = raw.filter((x): x is string => typeof x === 'string').map(clause).filter(Boolean);
+    const items = raw
+      .filter((x): x is string => typeof x === 'string')
+      .map(clause)
+      .filter(Boolean);
     return items.length > 0 ? items.join(', ') : undefined;
   }
   return undefined;

@@ -32,8 +32,7 @@ export function readBrief(brief: WriterBrief): BriefFacts {
     else if (label === 'objective') {
       out.objective = value;
       out.subject = subjectOf(value);
-    }
-    else if (label === 'success criterion') continue;
+    } else if (label === 'success criterion') continue;
     else if (label === 'highlight') {
       out.highlights.push(value);
       out.support.push(`worth a closer look: ${value}`);

@@ -9,14 +9,51 @@ export interface RiskyClaim {
 
 /** Claims that create legal, trust or policy risk in public copy. */
 export const RISKY_CLAIMS: readonly RiskyClaim[] = [
-  { pattern: /\bguarantee[sd]?\b|\bguaranteeing\b/i, reason: 'promises a guaranteed outcome', severity: 'high' },
-  { pattern: /\b100\s?%|\bzero risk\b|\brisk[- ]free\b|\bno risk\b/i, reason: 'claims certainty or zero risk', severity: 'high' },
-  { pattern: /\breplac\w*\s+(?:\w+\s+){0,2}(?:humans?|people|reviewers?|staff|employees|workers|teams?|jobs?)\b/i, reason: 'claims to replace people', severity: 'high' },
-  { pattern: /\bnever (?:fails?|breaks?|miss(?:es)?)\b|\bflawless(?:ly)?\b|\bperfect (?:accuracy|record|results?|safety|security|compliance)\b/i, reason: 'claims infallibility', severity: 'high' },
-  { pattern: /\b(?:number one|#1|no\.\s?1)\b|#1\b/i, reason: 'unsupported ranking claim', severity: 'medium' },
-  { pattern: /\b(?:the )?(?:best|greatest|fastest|cheapest|leading|top)\s+(?:\w+\s+){0,2}(?:in the world|on the market|ever|in the industry)\b|\bworld'?s (?:best|first|leading)\b/i, reason: 'unsupported superlative', severity: 'medium' },
-  { pattern: /\b(?:unbeatable|unmatched|unrivall?ed|revolutionary|game[- ]chang\w+|best[- ]in[- ]class|industry[- ]leading)\b/i, reason: 'hype superlative', severity: 'medium' },
-  { pattern: /\b(?:double|triple|10x|tenfold)\s+(?:your\s+)?(?:revenue|salary|income|profits?|productivity)\b/i, reason: 'unsupported performance promise', severity: 'high' },
+  {
+    pattern: /\bguarantee[sd]?\b|\bguaranteeing\b/i,
+    reason: 'promises a guaranteed outcome',
+    severity: 'high',
+  },
+  {
+    pattern: /\b100\s?%|\bzero risk\b|\brisk[- ]free\b|\bno risk\b/i,
+    reason: 'claims certainty or zero risk',
+    severity: 'high',
+  },
+  {
+    pattern:
+      /\breplac\w*\s+(?:\w+\s+){0,2}(?:humans?|people|reviewers?|staff|employees|workers|teams?|jobs?)\b/i,
+    reason: 'claims to replace people',
+    severity: 'high',
+  },
+  {
+    pattern:
+      /\bnever (?:fails?|breaks?|miss(?:es)?)\b|\bflawless(?:ly)?\b|\bperfect (?:accuracy|record|results?|safety|security|compliance)\b/i,
+    reason: 'claims infallibility',
+    severity: 'high',
+  },
+  {
+    pattern: /\b(?:number one|#1|no\.\s?1)\b|#1\b/i,
+    reason: 'unsupported ranking claim',
+    severity: 'medium',
+  },
+  {
+    pattern:
+      /\b(?:the )?(?:best|greatest|fastest|cheapest|leading|top)\s+(?:\w+\s+){0,2}(?:in the world|on the market|ever|in the industry)\b|\bworld'?s (?:best|first|leading)\b/i,
+    reason: 'unsupported superlative',
+    severity: 'medium',
+  },
+  {
+    pattern:
+      /\b(?:unbeatable|unmatched|unrivall?ed|revolutionary|game[- ]chang\w+|best[- ]in[- ]class|industry[- ]leading)\b/i,
+    reason: 'hype superlative',
+    severity: 'medium',
+  },
+  {
+    pattern:
+      /\b(?:double|triple|10x|tenfold)\s+(?:your\s+)?(?:revenue|salary|income|profits?|productivity)\b/i,
+    reason: 'unsupported performance promise',
+    severity: 'high',
+  },
 ];
 
 export interface ClaimHit {
@@ -40,7 +77,8 @@ export function findRiskyClaims(text: string): ClaimHit[] {
   return hits;
 }
 
-const AVOID = /^\s*(?:please\s+)?(?:avoid|don['’]?t|do not|never|no|without|must not|refrain from)\s+(?:any\s+)?(?:claims?\s+(?:about|that|of)\s+|mention(?:ing|s)?\s+(?:of\s+)?|talking about\s+|using\s+|making\s+|saying\s+)?(.+)$/i;
+const AVOID =
+  /^\s*(?:please\s+)?(?:avoid|don['’]?t|do not|never|no|without|must not|refrain from)\s+(?:any\s+)?(?:claims?\s+(?:about|that|of)\s+|mention(?:ing|s)?\s+(?:of\s+)?|talking about\s+|using\s+|making\s+|saying\s+)?(.+)$/i;
 
 /** The topic a prohibitive constraint names ("Avoid claims about replacing human reviewers." → "replacing human reviewers"). */
 export function forbiddenTopic(constraint: string): string | undefined {

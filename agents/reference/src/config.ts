@@ -6,11 +6,21 @@ const KNOWN = referenceAgents.map((a) => a.registration.capabilityId);
 
 const ConfigSchema = z.object({
   FLEX_NATS_URL: z.string().min(1, 'FLEX_NATS_URL is required'),
-  FLEX_NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/).default('flex'),
+  FLEX_NATS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/)
+    .default('flex'),
   FLEX_AGENTS: z
     .string()
     .optional()
-    .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [...KNOWN]))
+    .transform((v) =>
+      v
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [...KNOWN],
+    )
     .pipe(z.array(z.enum(KNOWN as [string, ...string[]])).min(1)),
   FLEX_AGENT_HEARTBEAT_MS: z.coerce.number().int().positive().optional(),
   /** HTTP port of /healthz and /metrics; no HTTP server when unset. */
@@ -38,7 +48,9 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentProcessConfig {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
   const parsed = ConfigSchema.safeParse(cleaned);
   if (!parsed.success) {
-    throw new AgentConfigError(`invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new AgentConfigError(
+      `invalid configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   const c = parsed.data;
   let llm: LlmConfig | undefined;
@@ -47,5 +59,12 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentProcessConfig {
   } catch (error) {
     throw new AgentConfigError((error as LlmConfigError).message);
   }
-  return Object.freeze({ natsUrl: c.FLEX_NATS_URL, prefix: c.FLEX_NATS_PREFIX, agents: Object.freeze(c.FLEX_AGENTS), heartbeatIntervalMs: c.FLEX_AGENT_HEARTBEAT_MS, port: c.PORT, llm });
+  return Object.freeze({
+    natsUrl: c.FLEX_NATS_URL,
+    prefix: c.FLEX_NATS_PREFIX,
+    agents: Object.freeze(c.FLEX_AGENTS),
+    heartbeatIntervalMs: c.FLEX_AGENT_HEARTBEAT_MS,
+    port: c.PORT,
+    llm,
+  });
 }

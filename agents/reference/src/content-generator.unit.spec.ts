@@ -24,7 +24,10 @@ describe('ContentGeneratorAgent.linkedinVariants', () => {
     expect(variants).toHaveLength(2);
     expect(contract.validate({ copyVariants: variants })).toEqual([]);
     for (const count of [1, 3, 5]) {
-      const out = writeVariants({ ...inputs, planKnobs: { ...inputs.planKnobs, variantCount: count } }, recruitingContext);
+      const out = writeVariants(
+        { ...inputs, planKnobs: { ...inputs.planKnobs, variantCount: count } },
+        recruitingContext,
+      );
       expect(out).toHaveLength(count);
       expect(contract.validate({ copyVariants: out })).toEqual([]);
     }
@@ -71,10 +74,19 @@ describe('ContentGeneratorAgent.linkedinVariants', () => {
 
   it('follows the CTA focus and the length knob', () => {
     expect(variants.every((v) => /^(apply|explore our open roles)/i.test(v.callToAction))).toBe(true);
-    const demo = writeVariants({ ...inputs, planKnobs: { ...inputs.planKnobs, ctaFocus: 'book_demo' } }, recruitingContext);
+    const demo = writeVariants(
+      { ...inputs, planKnobs: { ...inputs.planKnobs, ctaFocus: 'book_demo' } },
+      recruitingContext,
+    );
     expect(demo.map((v) => v.callToAction).join(' ')).toMatch(/demo|trial/i);
-    const short = writeVariants({ ...inputs, planKnobs: { ...inputs.planKnobs, length: 'short' } }, recruitingContext);
-    const long = writeVariants({ ...inputs, planKnobs: { ...inputs.planKnobs, length: 'long' } }, recruitingContext);
+    const short = writeVariants(
+      { ...inputs, planKnobs: { ...inputs.planKnobs, length: 'short' } },
+      recruitingContext,
+    );
+    const long = writeVariants(
+      { ...inputs, planKnobs: { ...inputs.planKnobs, length: 'long' } },
+      recruitingContext,
+    );
     expect(short[0].body.length).toBeLessThan(long[0].body.length);
   });
 
@@ -85,8 +97,14 @@ describe('ContentGeneratorAgent.linkedinVariants', () => {
   });
 
   it('leaves out facts that would break a brief constraint', () => {
-    const brief = { ...inputs.writerBrief, keyPoints: [...inputs.writerBrief.keyPoints, 'Pay: Salaries above the Berlin market rate.'] };
-    const out = writeVariants({ ...inputs, writerBrief: brief, planKnobs: { variantCount: 3, length: 'long' } }, recruitingContext);
+    const brief = {
+      ...inputs.writerBrief,
+      keyPoints: [...inputs.writerBrief.keyPoints, 'Pay: Salaries above the Berlin market rate.'],
+    };
+    const out = writeVariants(
+      { ...inputs, writerBrief: brief, planKnobs: { variantCount: 3, length: 'long' } },
+      recruitingContext,
+    );
     expect(out.map(all).join(' ')).not.toContain('salaries');
   });
 
@@ -97,14 +115,47 @@ describe('ContentGeneratorAgent.linkedinVariants', () => {
 
 describe('ContentGeneratorAgent.linkedinVariants: the node contract and repair feedback', () => {
   const binding = {
-    type: 'array', minItems: 3, maxItems: 3,
-    items: { type: 'object', properties: { headline: { maxLength: 30 }, body: { maxLength: 120 }, callToAction: { enum: ['Apply now', 'See open roles'] } } },
+    type: 'array',
+    minItems: 3,
+    maxItems: 3,
+    items: {
+      type: 'object',
+      properties: {
+        headline: { maxLength: 30 },
+        body: { maxLength: 120 },
+        callToAction: { enum: ['Apply now', 'See open roles'] },
+      },
+    },
   };
-  const outputSchema = { ...contract.schema, properties: { copyVariants: { allOf: [(contract.schema.properties as Record<string, unknown>).copyVariants, binding] } } };
+  const outputSchema = {
+    ...contract.schema,
+    properties: {
+      copyVariants: {
+        allOf: [(contract.schema.properties as Record<string, unknown>).copyVariants, binding],
+      },
+    },
+  };
   const invoke = (extra: Partial<AgentInvocation>) =>
     contentGeneratorAgent.handle(
-      { runId: 'r', nodeId: 'n', attempt: 1, idempotencyKey: 'k', capabilityId: 'ContentGeneratorAgent.linkedinVariants', inputs: { ...inputs }, outputFacets: ['copyVariants'], context: recruitingContext, ...extra },
-      { capabilityId: 'c', instanceId: 'i', idempotencyKey: 'k', signal: new AbortController().signal, logger: silentLogger, reportUsage: () => undefined },
+      {
+        runId: 'r',
+        nodeId: 'n',
+        attempt: 1,
+        idempotencyKey: 'k',
+        capabilityId: 'ContentGeneratorAgent.linkedinVariants',
+        inputs: { ...inputs },
+        outputFacets: ['copyVariants'],
+        context: recruitingContext,
+        ...extra,
+      },
+      {
+        capabilityId: 'c',
+        instanceId: 'i',
+        idempotencyKey: 'k',
+        signal: new AbortController().signal,
+        logger: silentLogger,
+        reportUsage: () => undefined,
+      },
     );
 
   it('meets the bound count, string lengths (in code points) and allowed values of outputSchema', async () => {
@@ -119,7 +170,11 @@ describe('ContentGeneratorAgent.linkedinVariants: the node contract and repair f
     const feedback = {
       attempt: 1,
       errors: [
-        { path: '/copyVariants/0/body', keyword: 'maxLength', message: 'must NOT have more than 80 characters' },
+        {
+          path: '/copyVariants/0/body',
+          keyword: 'maxLength',
+          message: 'must NOT have more than 80 characters',
+        },
         { path: '/copyVariants', keyword: 'maxItems', message: 'must NOT have more than 1 items' },
       ],
     };
@@ -131,12 +186,16 @@ describe('ContentGeneratorAgent.linkedinVariants: the node contract and repair f
   it('never cuts a character in two: truncation counts code points and keeps surrogate pairs whole', () => {
     expect(truncate('🚀🚀🚀🚀 launch', 3)).toBe('🚀🚀…');
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 60 }), fc.integer({ min: 0, max: 70 }), (text, max) => {
-        const cut = truncate(text, max);
-        expect(codePointLength(cut)).toBeLessThanOrEqual(Math.max(max, 0));
-        const lone = (t: string) => Array.from(t).some((c) => /^[\uD800-\uDFFF]$/.test(c));
-        if (!lone(text)) expect(lone(cut)).toBe(false);
-      }),
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 60 }),
+        fc.integer({ min: 0, max: 70 }),
+        (text, max) => {
+          const cut = truncate(text, max);
+          expect(codePointLength(cut)).toBeLessThanOrEqual(Math.max(max, 0));
+          const lone = (t: string) => Array.from(t).some((c) => /^[\uD800-\uDFFF]$/.test(c));
+          if (!lone(text)) expect(lone(cut)).toBe(false);
+        },
+      ),
     );
   });
 });

@@ -15,13 +15,29 @@ function pipeline(file: string) {
   expect(normalized.ok).toBe(true);
   const envelope = normalized.envelope;
   const facets = envelopeFacets(envelope).values;
-  const context: AgentInvocationContext = { objective: envelope.objective, specialInstructions: envelope.specialInstructions, inputs: envelope.inputs };
+  const context: AgentInvocationContext = {
+    objective: envelope.objective,
+    specialInstructions: envelope.specialInstructions,
+    inputs: envelope.inputs,
+  };
   const briefing = buildBriefing(facets as BriefingInputs, context);
   const copyVariants = writeVariants(
-    { writerBrief: briefing.writerBrief, planKnobs: briefing.planKnobs, toneOfVoice: facets.toneOfVoice as ToneOfVoice, audienceProfile: facets.audienceProfile as AudienceProfile },
+    {
+      writerBrief: briefing.writerBrief,
+      planKnobs: briefing.planKnobs,
+      toneOfVoice: facets.toneOfVoice as ToneOfVoice,
+      audienceProfile: facets.audienceProfile as AudienceProfile,
+    },
     context,
   );
-  const review = reviewCopy({ copyVariants, writerBrief: briefing.writerBrief, qaRubric: { checks: ['readability', 'clarity', 'objective_fit', 'policy_risk', 'compliance'], thresholds: { overall: 0.7 } } });
+  const review = reviewCopy({
+    copyVariants,
+    writerBrief: briefing.writerBrief,
+    qaRubric: {
+      checks: ['readability', 'clarity', 'objective_fit', 'policy_risk', 'compliance'],
+      thresholds: { overall: 0.7 },
+    },
+  });
   return { briefing, copyVariants, review };
 }
 
@@ -30,8 +46,16 @@ const text = (v: CopyVariant) => `${v.headline} ${v.body} ${v.callToAction}`;
 describe('the example envelopes through strategy → copy → QA', () => {
   it('envelope.json: variant A is about team culture, B about career growth, both grounded in the company profile', () => {
     const { briefing, copyVariants, review } = pipeline('envelope.json');
-    expect(briefing.writerBrief.keyPoints).toEqual(expect.arrayContaining(['Company: AwesomePoster.', 'Core value: Human-first automation.', 'Recent news: Summer retreat in Tahoe.']));
-    expect(briefing.writerBrief.keyPoints.some((p) => p.startsWith('Success criterion: Variant'))).toBe(false);
+    expect(briefing.writerBrief.keyPoints).toEqual(
+      expect.arrayContaining([
+        'Company: AwesomePoster.',
+        'Core value: Human-first automation.',
+        'Recent news: Summer retreat in Tahoe.',
+      ]),
+    );
+    expect(briefing.writerBrief.keyPoints.some((p) => p.startsWith('Success criterion: Variant'))).toBe(
+      false,
+    );
     expect(briefing.planKnobs).toMatchObject({ variantCount: 2, ctaFocus: 'apply' });
     expect(copyVariants).toHaveLength(2);
     expect(copyVariants[0].headline.toLowerCase()).toContain('team culture');
@@ -42,7 +66,13 @@ describe('the example envelopes through strategy → copy → QA', () => {
 
   it('akkuro-envelope.json: facts come from the raw inputs, the audit trail is highlighted, human reviewers are never mentioned', () => {
     const { briefing, copyVariants, review } = pipeline('akkuro-envelope.json');
-    expect(briefing.writerBrief.keyPoints).toEqual(expect.arrayContaining(['Company: Akkuro.', 'Core value: AI compliance copilots for regulated teams.', 'Highlight: the new real-time audit trail feature.']));
+    expect(briefing.writerBrief.keyPoints).toEqual(
+      expect.arrayContaining([
+        'Company: Akkuro.',
+        'Core value: AI compliance copilots for regulated teams.',
+        'Highlight: the new real-time audit trail feature.',
+      ]),
+    );
     expect(briefing.writerBrief.constraints).toContain('Avoid claims about replacing human reviewers.');
     expect(briefing.planKnobs.ctaFocus).toBe('learn_more');
     expect(copyVariants[0].headline).toContain('real-time audit trail');

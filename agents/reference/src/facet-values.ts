@@ -12,8 +12,17 @@ export interface AudienceProfile {
 }
 
 export type ToneOfVoice =
-  | 'friendly' | 'professional' | 'inspiring' | 'confident' | 'supportive' | 'playful'
-  | 'authoritative' | 'empathetic' | 'bold' | 'formal' | 'casual';
+  | 'friendly'
+  | 'professional'
+  | 'inspiring'
+  | 'confident'
+  | 'supportive'
+  | 'playful'
+  | 'authoritative'
+  | 'empathetic'
+  | 'bold'
+  | 'formal'
+  | 'casual';
 
 export type AssetBundle = Array<{ type: string; payload: Record<string, unknown> }>;
 
@@ -41,7 +50,15 @@ export interface CopyVariant {
   callToAction: string;
 }
 
-export type QaCheck = 'readability' | 'clarity' | 'objective_fit' | 'policy_risk' | 'brand_voice' | 'tone_alignment' | 'cta_presence' | 'compliance';
+export type QaCheck =
+  | 'readability'
+  | 'clarity'
+  | 'objective_fit'
+  | 'policy_risk'
+  | 'brand_voice'
+  | 'tone_alignment'
+  | 'cta_presence'
+  | 'compliance';
 
 export type Severity = 'low' | 'medium' | 'high';
 

@@ -1,7 +1,11 @@
 import { createServer } from 'node:http';
 import type { AgentHandle, AgentLogger } from '@flex/agent-sdk';
 
-const OUTCOMES = { agent_invocation_completed: 'ok', agent_invocation_replayed: 'replayed', agent_invocation_failed: 'error' } as const;
+const OUTCOMES = {
+  agent_invocation_completed: 'ok',
+  agent_invocation_replayed: 'replayed',
+  agent_invocation_failed: 'error',
+} as const;
 
 /** Counts invocations per capability and outcome from the SDK's log events (the SDK reports through its logger). */
 export class InvocationCounter {
@@ -24,7 +28,9 @@ export class InvocationCounter {
   }
 
   lines(): string[] {
-    return [...this.counts].sort(([a], [b]) => (a < b ? -1 : 1)).map(([labels, n]) => `flex_agent_invocations_total{${labels}} ${n}`);
+    return [...this.counts]
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([labels, n]) => `flex_agent_invocations_total{${labels}} ${n}`);
   }
 }
 
@@ -42,14 +48,28 @@ export async function startHealthServer(port: number, counter: InvocationCounter
   let handles: readonly AgentHandle[] = [];
   const registered = new Set<string>();
   const server = createServer((req, res) => {
-    const agents = handles.map((h) => ({ capabilityId: h.capabilityId, instanceId: h.instanceId, registered: registered.has(h.instanceId) }));
+    const agents = handles.map((h) => ({
+      capabilityId: h.capabilityId,
+      instanceId: h.instanceId,
+      registered: registered.has(h.instanceId),
+    }));
     if (req.url === '/healthz') {
       res.writeHead(agents.length > 0 ? 200 : 503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ status: agents.length > 0 ? 'ok' : 'starting', agents }));
     } else if (req.url === '/metrics') {
-      const up = agents.map((a) => `flex_agent_registered{capability="${a.capabilityId}"} ${a.registered ? 1 : 0}`);
+      const up = agents.map(
+        (a) => `flex_agent_registered{capability="${a.capabilityId}"} ${a.registered ? 1 : 0}`,
+      );
       res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
-      res.end(['# TYPE flex_agent_registered gauge', ...up, '# TYPE flex_agent_invocations_total counter', ...counter.lines(), ''].join('\n'));
+      res.end(
+        [
+          '# TYPE flex_agent_registered gauge',
+          ...up,
+          '# TYPE flex_agent_invocations_total counter',
+          ...counter.lines(),
+          '',
+        ].join('\n'),
+      );
     } else {
       res.writeHead(404).end();
     }
@@ -58,7 +78,11 @@ export async function startHealthServer(port: number, counter: InvocationCounter
   return {
     attach: (started) => {
       handles = started;
-      for (const h of started) h.ready.then(() => registered.add(h.instanceId), () => undefined);
+      for (const h of started)
+        h.ready.then(
+          () => registered.add(h.instanceId),
+          () => undefined,
+        );
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -34,13 +34,18 @@ async function main(): Promise<void> {
   running.agents.ready.then(
     () => logger.info('agents_ready', { agents: config.agents }),
     (error: unknown) => {
-      logger.error('agent_registration_rejected', { reason: (error as Error).message, code: (error as { code?: unknown }).code });
+      logger.error('agent_registration_rejected', {
+        reason: (error as Error).message,
+        code: (error as { code?: unknown }).code,
+      });
       shutdown('registration_rejected', 1);
     },
   );
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'agents_failed', reason: (error as Error).message, code: (error as { code?: unknown }).code })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ time: new Date().toISOString(), level: 'error', msg: 'agents_failed', reason: (error as Error).message, code: (error as { code?: unknown }).code })}\n`,
+  );
   process.exit(1);
 });

@@ -1,6 +1,15 @@
 import { defineAgent, effectiveOutputSchema, fitToSchema, truncateCodePoints } from '@flex/agent-sdk';
 import { QA_CONTENT_REVIEW } from '@flex/contracts';
-import type { CopyVariant, QaCheck, QaFindings, QaIssue, QaRubric, Recommendation, Severity, WriterBrief } from './facet-values';
+import type {
+  CopyVariant,
+  QaCheck,
+  QaFindings,
+  QaIssue,
+  QaRubric,
+  Recommendation,
+  Severity,
+  WriterBrief,
+} from './facet-values';
 import { CHECKS, type Problem } from './qa-checks';
 
 export interface ReviewInputs {
@@ -14,7 +23,10 @@ export interface Review {
   recommendationSet: Recommendation[];
 }
 
-const DEFAULT_RUBRIC: QaRubric = { checks: ['readability', 'clarity', 'objective_fit', 'policy_risk'], thresholds: { overall: 0.7 } };
+const DEFAULT_RUBRIC: QaRubric = {
+  checks: ['readability', 'clarity', 'objective_fit', 'policy_risk'],
+  thresholds: { overall: 0.7 },
+};
 const DEFAULT_CHECK_THRESHOLD = 0.6;
 /** Risk checks weigh more: one risky claim should move the verdict more than a long sentence. */
 const WEIGHT: Partial<Record<QaCheck, number>> = { policy_risk: 2, compliance: 2, objective_fit: 1.5 };
@@ -34,10 +46,14 @@ export function reviewCopy(inputs: ReviewInputs): Review {
   for (const check of rubric.checks) {
     const results = inputs.copyVariants.map((v) => CHECKS[check](v, brief));
     scores[check] = round(results.reduce((n, r) => n + r.score, 0) / Math.max(1, results.length));
-    results.forEach((r, variantIndex) => found.push(...r.problems.map((p) => ({ ...p, check, variantIndex }))));
+    results.forEach((r, variantIndex) =>
+      found.push(...r.problems.map((p) => ({ ...p, check, variantIndex }))),
+    );
   }
   const overallScore = weighted(scores);
-  const below = rubric.checks.filter((c) => (scores[c] ?? 1) < (rubric.thresholds[c] ?? DEFAULT_CHECK_THRESHOLD));
+  const below = rubric.checks.filter(
+    (c) => (scores[c] ?? 1) < (rubric.thresholds[c] ?? DEFAULT_CHECK_THRESHOLD),
+  );
   const overallThreshold = rubric.thresholds.overall ?? 0.7;
   const issues: QaIssue[] = found.map(({ check, severity, message, variantIndex }) => ({
     check,
@@ -45,9 +61,18 @@ export function reviewCopy(inputs: ReviewInputs): Review {
     message: truncateCodePoints(`Variant ${variantIndex + 1}: ${message}`, 1_000),
     variantIndex,
   }));
-  for (const check of below) issues.push({ check, severity: 'medium', message: `${check} scored ${scores[check]} (threshold ${rubric.thresholds[check] ?? DEFAULT_CHECK_THRESHOLD})` });
+  for (const check of below)
+    issues.push({
+      check,
+      severity: 'medium',
+      message: `${check} scored ${scores[check]} (threshold ${rubric.thresholds[check] ?? DEFAULT_CHECK_THRESHOLD})`,
+    });
   const status =
-    found.some((p) => p.severity === 'high') || overallScore < overallThreshold - 0.25 ? 'fail' : below.length > 0 || overallScore < overallThreshold ? 'needs_revision' : 'pass';
+    found.some((p) => p.severity === 'high') || overallScore < overallThreshold - 0.25
+      ? 'fail'
+      : below.length > 0 || overallScore < overallThreshold
+        ? 'needs_revision'
+        : 'pass';
   return {
     qaFindings: { overallScore, scores, issues: bySeverity(issues).slice(0, 50), overallStatus: status },
     recommendationSet: recommend(found),
@@ -69,7 +94,11 @@ function weighted(scores: Partial<Record<QaCheck, number>>): number {
 function recommend(found: ReadonlyArray<Problem & { variantIndex: number }>): Recommendation[] {
   const byFix = new Map<string, { severity: Severity; variants: Set<number>; messages: Set<string> }>();
   for (const p of found) {
-    const entry = byFix.get(p.fix) ?? { severity: p.severity, variants: new Set<number>(), messages: new Set<string>() };
+    const entry = byFix.get(p.fix) ?? {
+      severity: p.severity,
+      variants: new Set<number>(),
+      messages: new Set<string>(),
+    };
     if (RANK[p.severity] > RANK[entry.severity]) entry.severity = p.severity;
     entry.variants.add(p.variantIndex + 1);
     entry.messages.add(p.message);
@@ -87,7 +116,10 @@ function recommend(found: ReadonlyArray<Problem & { variantIndex: number }>): Re
 }
 
 function bySeverity<T extends { severity: Severity }>(items: T[]): T[] {
-  return items.map((item, i) => ({ item, i })).sort((a, b) => RANK[b.item.severity] - RANK[a.item.severity] || a.i - b.i).map((x) => x.item);
+  return items
+    .map((item, i) => ({ item, i }))
+    .sort((a, b) => RANK[b.item.severity] - RANK[a.item.severity] || a.i - b.i)
+    .map((x) => x.item);
 }
 
 function round(n: number): number {
@@ -99,6 +131,9 @@ export const qualityAssuranceAgent = defineAgent({
   handle: async (invocation, ctx) => {
     const inputs = invocation.inputs as Partial<ReviewInputs>;
     ctx.reportUsage({ tokens: 0, costCents: 0, model: 'deterministic' });
-    return fitToSchema({ ...reviewCopy({ ...inputs, copyVariants: inputs.copyVariants ?? [] }) }, effectiveOutputSchema(invocation));
+    return fitToSchema(
+      { ...reviewCopy({ ...inputs, copyVariants: inputs.copyVariants ?? [] }) },
+      effectiveOutputSchema(invocation),
+    );
   },
 });

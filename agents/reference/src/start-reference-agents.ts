@@ -7,11 +7,17 @@ import { qualityAssuranceAgent } from './quality-assurance';
 import { strategyManagerAgent } from './strategy-manager';
 
 /** The spec's "Current Inventory": strategy, copywriter, quality assurance (deterministic). */
-export const referenceAgents: readonly AgentDefinition[] = Object.freeze([strategyManagerAgent, contentGeneratorAgent, qualityAssuranceAgent]);
+export const referenceAgents: readonly AgentDefinition[] = Object.freeze([
+  strategyManagerAgent,
+  contentGeneratorAgent,
+  qualityAssuranceAgent,
+]);
 
 /** The reference agents answering through an LLM, each falling back to its deterministic logic. */
 export function llmReferenceAgents(llm: LlmConfig): readonly AgentDefinition[] {
-  return referenceAgents.map((agent) => withLlm(agent, llm, REFERENCE_BRIEFS[agent.registration.capabilityId]));
+  return referenceAgents.map((agent) =>
+    withLlm(agent, llm, REFERENCE_BRIEFS[agent.registration.capabilityId]),
+  );
 }
 
 export interface StartReferenceAgentsOptions extends Omit<StartAgentOptions, 'instanceId'> {
@@ -33,13 +39,18 @@ export interface ReferenceAgents {
 /** Starts the reference agents on one messaging, each registering like any third party would. */
 export async function startReferenceAgents(options: StartReferenceAgentsOptions): Promise<ReferenceAgents> {
   const { only, instanceId, llm, ...common } = options;
-  const unknown = (only ?? []).filter((id) => !referenceAgents.some((a) => a.registration.capabilityId === id));
+  const unknown = (only ?? []).filter(
+    (id) => !referenceAgents.some((a) => a.registration.capabilityId === id),
+  );
   if (unknown.length > 0) throw new TypeError(`unknown reference agent(s): ${unknown.join(', ')}`);
   const all = llm ? llmReferenceAgents(llm) : referenceAgents;
   const chosen = only ? all.filter((a) => only.includes(a.registration.capabilityId)) : all;
   const handles: AgentHandle[] = [];
   try {
-    for (const agent of chosen) handles.push(await startAgent(agent, { ...common, instanceId: instanceId?.(agent.registration.capabilityId) }));
+    for (const agent of chosen)
+      handles.push(
+        await startAgent(agent, { ...common, instanceId: instanceId?.(agent.registration.capabilityId) }),
+      );
   } catch (error) {
     await Promise.allSettled(handles.map((h) => h.stop('start_failed')));
     throw error;

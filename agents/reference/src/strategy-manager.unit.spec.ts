@@ -6,7 +6,10 @@ describe('StrategyManagerAgent.briefing', () => {
   const briefing = buildBriefing(recruitingInputs, recruitingContext);
 
   it('produces outputs that match the catalog facets exactly', () => {
-    const contract = defaultFacetCompiler().compile(['writerBrief', 'planKnobs', 'strategicRationale'], 'output');
+    const contract = defaultFacetCompiler().compile(
+      ['writerBrief', 'planKnobs', 'strategicRationale'],
+      'output',
+    );
     expect(contract.validate(briefing)).toEqual([]);
   });
 
@@ -38,13 +41,20 @@ describe('StrategyManagerAgent.briefing', () => {
   });
 
   it('explains itself and names its risks', () => {
-    expect(briefing.strategicRationale.northStar).toMatch(/^Recruit senior backend engineers.*ownership at every level/);
+    expect(briefing.strategicRationale.northStar).toMatch(
+      /^Recruit senior backend engineers.*ownership at every level/,
+    );
     expect(briefing.strategicRationale.whyItWorks).toContain('A: team culture');
-    expect(briefing.strategicRationale.risks?.some((r) => r.includes('Avoid claims about salaries'))).toBe(true);
+    expect(briefing.strategicRationale.risks?.some((r) => r.includes('Avoid claims about salaries'))).toBe(
+      true,
+    );
   });
 
   it('reads an explicit variant count and length from the instructions', () => {
-    const b = buildBriefing(recruitingInputs, { objective: 'x', specialInstructions: ['Write three variants.', 'Keep it short.'] });
+    const b = buildBriefing(recruitingInputs, {
+      objective: 'x',
+      specialInstructions: ['Write three variants.', 'Keep it short.'],
+    });
     expect(b.planKnobs.variantCount).toBe(3);
     expect(b.planKnobs.length).toBe('short');
   });
@@ -54,7 +64,11 @@ describe('StrategyManagerAgent.briefing', () => {
     expect(b.writerBrief.keyPoints).toEqual(['Objective: Announce the launch of our compliance copilot.']);
     expect(b.planKnobs.ctaFocus).toBe('learn_more');
     expect(b.strategicRationale.risks?.[0]).toMatch(/hold usable facts/);
-    expect(defaultFacetCompiler().compile(['writerBrief', 'planKnobs', 'strategicRationale'], 'output').validate(b)).toEqual([]);
+    expect(
+      defaultFacetCompiler()
+        .compile(['writerBrief', 'planKnobs', 'strategicRationale'], 'output')
+        .validate(b),
+    ).toEqual([]);
   });
 
   it('is deterministic', () => {

@@ -2,8 +2,10 @@
 import { codePointLength, truncateCodePoints } from '@flex/agent-sdk';
 
 const STOPWORDS = new Set(
-  ('a an and are as at be been but by can do for from has have how i if in into is it its just of on or our so than that the their them ' +
-    'they this to up us was we what when where which who why will with you your yours more most about over also should must not no').split(' '),
+  (
+    'a an and are as at be been but by can do for from has have how i if in into is it its just of on or our so than that the their them ' +
+    'they this to up us was we what when where which who why will with you your yours more most about over also should must not no'
+  ).split(' '),
 );
 
 /** Words as written (letters, digits, inner apostrophes and hyphens). */
@@ -23,14 +25,19 @@ export function sentences(text: string): string[] {
 export function stem(word: string): string {
   const w = word.toLowerCase().replace(/['’]s$/, '');
   for (const suffix of ['ations', 'ation', 'ments', 'ment', 'ings', 'ing', 'ies', 'ed', 'es', 'ly', 's']) {
-    if (w.length - suffix.length >= 4 && w.endsWith(suffix)) return suffix === 'ies' ? `${w.slice(0, -3)}y` : w.slice(0, -suffix.length);
+    if (w.length - suffix.length >= 4 && w.endsWith(suffix))
+      return suffix === 'ies' ? `${w.slice(0, -3)}y` : w.slice(0, -suffix.length);
   }
   return w;
 }
 
 /** The stems of a text's content words (stopwords and one-letter words dropped). */
 export function keywords(text: string): Set<string> {
-  return new Set(words(text).filter((w) => w.length > 1 && !STOPWORDS.has(w.toLowerCase())).map(stem));
+  return new Set(
+    words(text)
+      .filter((w) => w.length > 1 && !STOPWORDS.has(w.toLowerCase()))
+      .map(stem),
+  );
 }
 
 /** Share of `wanted` present in `have` (1 when nothing is wanted). */
@@ -68,7 +75,10 @@ export function decapitalize(text: string): string {
 
 /** Trim, collapse whitespace and drop trailing punctuation. */
 export function clause(text: string): string {
-  return text.replace(/\s+/g, ' ').trim().replace(/[\s.;:,!?]+$/, '');
+  return text
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/[\s.;:,!?]+$/, '');
 }
 
 /**
@@ -117,6 +127,10 @@ export function audienceNoun(persona: string): string {
   const rest = cut ? text.slice(cut.index) : '';
   const last = words(head).pop() ?? '';
   if (!last || /s$/i.test(last) || /people|staff|folks|team|audience$/i.test(last)) return text;
-  const plural = /[^aeiou]y$/i.test(last) ? `${last.slice(0, -1)}ies` : /(x|z|ch|sh)$/i.test(last) ? `${last}es` : `${last}s`;
+  const plural = /[^aeiou]y$/i.test(last)
+    ? `${last.slice(0, -1)}ies`
+    : /(x|z|ch|sh)$/i.test(last)
+      ? `${last}es`
+      : `${last}s`;
   return `${head.slice(0, head.length - last.length)}${plural}${rest}`;
 }

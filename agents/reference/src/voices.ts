@@ -24,7 +24,12 @@ const formal: Voice = {
     (f, p) => `Here is a clear view of ${f} for ${p}.`,
     (f, p) => `Our view on ${f}, written for ${p}.`,
   ],
-  closers: [(f) => `That is ${f} in practice.`, (f) => `We are glad to go into more detail on ${f}.`, () => `Happy to share more.`, (f) => `Questions about ${f} are welcome.`],
+  closers: [
+    (f) => `That is ${f} in practice.`,
+    (f) => `We are glad to go into more detail on ${f}.`,
+    () => `Happy to share more.`,
+    (f) => `Questions about ${f} are welcome.`,
+  ],
 };
 
 const warm: Voice = {
@@ -40,7 +45,12 @@ const warm: Voice = {
     (f, p) => `Hello, ${p}! This one is about ${f}.`,
     (f, p) => `Here is something for ${p} to think about: ${f}.`,
   ],
-  closers: [(f) => `We would love to hear your take on ${f}.`, () => `Come say hello.`, (f) => `Thanks for reading, and tell us how you think about ${f}.`, () => `Our door is open.`],
+  closers: [
+    (f) => `We would love to hear your take on ${f}.`,
+    () => `Come say hello.`,
+    (f) => `Thanks for reading, and tell us how you think about ${f}.`,
+    () => `Our door is open.`,
+  ],
 };
 
 const bold: Voice = {
@@ -56,7 +66,12 @@ const bold: Voice = {
     (f, p) => `This is for ${p} with an eye for ${f}.`,
     (f, p) => `Big things happen when people take ${f} seriously. This one is for ${p}.`,
   ],
-  closers: [(f) => `This is only the beginning for ${f}.`, () => `Let's build what comes next.`, (f) => `Be part of the story of ${f}.`, () => `The next chapter is yours to write.`],
+  closers: [
+    (f) => `This is only the beginning for ${f}.`,
+    () => `Let's build what comes next.`,
+    (f) => `Be part of the story of ${f}.`,
+    () => `The next chapter is yours to write.`,
+  ],
 };
 
 const FAMILY: Record<ToneOfVoice, Voice> = {
@@ -74,5 +89,5 @@ const FAMILY: Record<ToneOfVoice, Voice> = {
 };
 
 export function voiceOf(tone: ToneOfVoice | undefined): Voice {
-  return tone ? FAMILY[tone] ?? formal : formal;
+  return tone ? (FAMILY[tone] ?? formal) : formal;
 }

@@ -81,7 +81,10 @@ export interface AgentContext {
   reportUsage(usage: AgentUsage): void;
 }
 
-export type AgentHandler = (invocation: AgentInvocation, ctx: AgentContext) => Promise<Record<string, unknown>>;
+export type AgentHandler = (
+  invocation: AgentInvocation,
+  ctx: AgentContext,
+) => Promise<Record<string, unknown>>;
 
 /** An agent is a registration plus a handler. */
 export interface AgentDefinition {

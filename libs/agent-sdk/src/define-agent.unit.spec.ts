@@ -18,12 +18,20 @@ describe('defineAgent', () => {
   });
 
   it('fails fast on a registration the registry would refuse', () => {
-    expect(() => defineAgent({ registration: { ...registration, capabilityId: 'has space' }, handle })).toThrow(/capabilityId/);
-    expect(() => defineAgent({ registration: { ...registration, extra: true } as never, handle })).toThrow(/invalid registration/);
+    expect(() =>
+      defineAgent({ registration: { ...registration, capabilityId: 'has space' }, handle }),
+    ).toThrow(/capabilityId/);
+    expect(() => defineAgent({ registration: { ...registration, extra: true } as never, handle })).toThrow(
+      /invalid registration/,
+    );
   });
 
   it('fails fast on facets the catalog does not know or that flow the wrong way', () => {
-    expect(() => defineAgent({ registration: { ...registration, inputContract: ['noSuchFacet'] }, handle })).toThrow(expect.objectContaining({ code: 'FACET_NOT_FOUND' }));
-    expect(() => defineAgent({ registration: { ...registration, outputContract: ['toneOfVoice'] }, handle })).toThrow(expect.objectContaining({ code: 'DIRECTION_MISMATCH' }));
+    expect(() =>
+      defineAgent({ registration: { ...registration, inputContract: ['noSuchFacet'] }, handle }),
+    ).toThrow(expect.objectContaining({ code: 'FACET_NOT_FOUND' }));
+    expect(() =>
+      defineAgent({ registration: { ...registration, outputContract: ['toneOfVoice'] }, handle }),
+    ).toThrow(expect.objectContaining({ code: 'DIRECTION_MISMATCH' }));
   });
 });

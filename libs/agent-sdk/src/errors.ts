@@ -21,7 +21,11 @@ export class AgentError extends Error {
   readonly retryable: boolean;
   readonly details?: unknown;
 
-  constructor(readonly code: string, message: string, options: AgentErrorOptions = {}) {
+  constructor(
+    readonly code: string,
+    message: string,
+    options: AgentErrorOptions = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.retryable = options.retryable ?? false;
     this.details = options.details;
@@ -31,7 +35,10 @@ export class AgentError extends Error {
 /** The invocation is malformed or its inputs break the agent's input contract: never handed to the handler. */
 export class InvalidInputError extends AgentError {
   override name = 'InvalidInputError';
-  constructor(message: string, readonly issues: FacetIssue[] = []) {
+  constructor(
+    message: string,
+    readonly issues: FacetIssue[] = [],
+  ) {
     super('invalid_input', message, { retryable: false, details: { errors: issues } });
   }
 }
@@ -39,7 +46,10 @@ export class InvalidInputError extends AgentError {
 /** The handler's output breaks the requested output contract: never replied as output. */
 export class InvalidOutputError extends AgentError {
   override name = 'InvalidOutputError';
-  constructor(message: string, readonly issues: FacetIssue[]) {
+  constructor(
+    message: string,
+    readonly issues: FacetIssue[],
+  ) {
     super('invalid_output', message, { retryable: true, details: { errors: issues } });
   }
 }

@@ -10,7 +10,10 @@ export class FacetGuard {
   private readonly inputFacets: ReadonlySet<string>;
   private readonly outputFacets: ReadonlySet<string>;
 
-  constructor(registration: CapabilityRegistration, private readonly compiler: FacetContractCompiler = defaultFacetCompiler()) {
+  constructor(
+    registration: CapabilityRegistration,
+    private readonly compiler: FacetContractCompiler = defaultFacetCompiler(),
+  ) {
     this.inputFacets = new Set(registration.inputContract);
     this.outputFacets = new Set(registration.outputContract);
     // Fail fast on a contract the catalog cannot compile, before any invocation arrives.
@@ -25,12 +28,18 @@ export class FacetGuard {
     if (undeclared.length > 0) {
       throw new InvalidInputError(
         `undeclared input facets: ${undeclared.join(', ')}`,
-        undeclared.map((facet) => ({ facet, pointer: `/${facet}`, keyword: 'undeclared', message: 'facet is not in the input contract' })),
+        undeclared.map((facet) => ({
+          facet,
+          pointer: `/${facet}`,
+          keyword: 'undeclared',
+          message: 'facet is not in the input contract',
+        })),
       );
     }
     if (present.length === 0) return;
     const issues = this.contract(present, 'input').validate(inputs);
-    if (issues.length > 0) throw new InvalidInputError(`inputs break the input contract: ${summarize(issues)}`, issues);
+    if (issues.length > 0)
+      throw new InvalidInputError(`inputs break the input contract: ${summarize(issues)}`, issues);
   }
 
   /** The facets to produce: the requested ones (all declared outputs when none is named). */
@@ -40,7 +49,12 @@ export class FacetGuard {
     if (unknown.length > 0) {
       throw new InvalidInputError(
         `requested output facets not produced by this capability: ${unknown.join(', ')}`,
-        unknown.map((facet) => ({ facet, pointer: `/${facet}`, keyword: 'undeclared', message: 'facet is not in the output contract' })),
+        unknown.map((facet) => ({
+          facet,
+          pointer: `/${facet}`,
+          keyword: 'undeclared',
+          message: 'facet is not in the output contract',
+        })),
       );
     }
     return [...new Set(requested)];
@@ -58,7 +72,8 @@ export class FacetGuard {
       if (facet in output) picked[facet] = (output as Record<string, unknown>)[facet];
     }
     const issues = this.contract(facets, 'output').validate(picked);
-    if (issues.length > 0) throw new InvalidOutputError(`output breaks the output contract: ${summarize(issues)}`, issues);
+    if (issues.length > 0)
+      throw new InvalidOutputError(`output breaks the output contract: ${summarize(issues)}`, issues);
     return picked;
   }
 

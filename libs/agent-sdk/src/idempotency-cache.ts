@@ -8,7 +8,8 @@ export class IdempotencyCache<T> {
   private readonly running = new Map<string, Promise<T>>();
 
   constructor(private readonly capacity: number) {
-    if (!Number.isInteger(capacity) || capacity < 0) throw new RangeError(`cache capacity must be a non-negative integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 0)
+      throw new RangeError(`cache capacity must be a non-negative integer, got ${capacity}`);
   }
 
   /** `replayed` is true when the value came from an earlier (or concurrent) run of the same key. */

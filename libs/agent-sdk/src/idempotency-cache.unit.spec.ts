@@ -21,7 +21,10 @@ describe('IdempotencyCache', () => {
     const a = cache.run('k', compute);
     const b = cache.run('k', compute);
     release('done');
-    expect(await Promise.all([a, b])).toEqual([{ value: 'done', replayed: false }, { value: 'done', replayed: true }]);
+    expect(await Promise.all([a, b])).toEqual([
+      { value: 'done', replayed: false },
+      { value: 'done', replayed: true },
+    ]);
     expect(runs).toBe(1);
   });
 

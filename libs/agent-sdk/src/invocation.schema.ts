@@ -18,11 +18,15 @@ const InvocationSchema = z.object({
   }),
   deadlineMs: z.number().nonnegative().optional(),
   outputSchema: z.record(z.string(), z.unknown()).optional(),
-  part: z.object({ facet: z.string().min(1), offset: z.number().int().min(0), total: z.number().int().min(1) }).optional(),
+  part: z
+    .object({ facet: z.string().min(1), offset: z.number().int().min(0), total: z.number().int().min(1) })
+    .optional(),
   feedback: z
     .object({
       attempt: z.number().int().min(1),
-      errors: z.array(z.object({ path: z.string(), keyword: z.string().optional(), message: z.string() })).max(200),
+      errors: z
+        .array(z.object({ path: z.string(), keyword: z.string().optional(), message: z.string() }))
+        .max(200),
     })
     .optional(),
 });
@@ -38,7 +42,10 @@ export function parseInvocation(data: unknown, expectedCapabilityId: string): Ag
   if (value.capabilityId !== expectedCapabilityId) {
     throw new InvalidInputError(`invocation for ${value.capabilityId} reached ${expectedCapabilityId}`);
   }
-  return { ...value, idempotencyKey: value.idempotencyKey ?? `${value.runId}:${value.nodeId}:${value.attempt}` };
+  return {
+    ...value,
+    idempotencyKey: value.idempotencyKey ?? `${value.runId}:${value.nodeId}:${value.attempt}`,
+  };
 }
 
 /** Epoch ms of the deadline: values below 1e12 (before 2001 as a date) are durations from `receivedAt`. */

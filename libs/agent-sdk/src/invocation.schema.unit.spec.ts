@@ -1,6 +1,14 @@
 import { parseInvocation, resolveDeadline } from './invocation.schema';
 
-const base = { runId: 'r', nodeId: 'n', attempt: 2, capabilityId: 'cap.x', inputs: {}, outputFacets: [], context: { objective: 'o' } };
+const base = {
+  runId: 'r',
+  nodeId: 'n',
+  attempt: 2,
+  capabilityId: 'cap.x',
+  inputs: {},
+  outputFacets: [],
+  context: { objective: 'o' },
+};
 
 describe('parseInvocation', () => {
   it('derives the idempotency key when the executor leaves it out', () => {
@@ -10,7 +18,9 @@ describe('parseInvocation', () => {
 
   it('names what is malformed', () => {
     expect(() => parseInvocation({ ...base, attempt: 0 }, 'cap.x')).toThrow(/attempt/);
-    expect(() => parseInvocation(null, 'cap.x')).toThrow(expect.objectContaining({ code: 'invalid_input', retryable: false }));
+    expect(() => parseInvocation(null, 'cap.x')).toThrow(
+      expect.objectContaining({ code: 'invalid_input', retryable: false }),
+    );
   });
 });
 

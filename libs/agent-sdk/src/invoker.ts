@@ -45,9 +45,19 @@ export class Invoker {
     let log: Record<string, unknown> = {};
     try {
       const invocation = parseInvocation(data, this.o.agent.registration.capabilityId);
-      log = { runId: invocation.runId, nodeId: invocation.nodeId, attempt: invocation.attempt, idempotencyKey: invocation.idempotencyKey };
-      const { value, replayed } = await this.cache.run(invocation.idempotencyKey, () => this.execute(invocation, receivedAt));
-      this.o.logger.info(replayed ? 'agent_invocation_replayed' : 'agent_invocation_completed', { ...log, ms: Date.now() - receivedAt });
+      log = {
+        runId: invocation.runId,
+        nodeId: invocation.nodeId,
+        attempt: invocation.attempt,
+        idempotencyKey: invocation.idempotencyKey,
+      };
+      const { value, replayed } = await this.cache.run(invocation.idempotencyKey, () =>
+        this.execute(invocation, receivedAt),
+      );
+      this.o.logger.info(replayed ? 'agent_invocation_replayed' : 'agent_invocation_completed', {
+        ...log,
+        ms: Date.now() - receivedAt,
+      });
       return value;
     } catch (error) {
       const { code, retryable, message } = error as AgentError;
@@ -61,7 +71,10 @@ export class Invoker {
     const facets = this.o.guard.resolveOutputFacets(invocation.outputFacets);
     const deadline = resolveDeadline(invocation.deadlineMs, receivedAt);
     const abort = new AbortController();
-    const timer = deadline === undefined ? undefined : setTimeout(() => abort.abort(new Error('deadline passed')), Math.max(0, deadline - Date.now()));
+    const timer =
+      deadline === undefined
+        ? undefined
+        : setTimeout(() => abort.abort(new Error('deadline passed')), Math.max(0, deadline - Date.now()));
     timer?.unref();
     let usage: AgentUsage | undefined;
     const ctx: AgentContext = {

@@ -16,7 +16,9 @@ export function jsonLineLogger(
   write: (line: string) => void = (line) => process.stderr.write(line),
 ): AgentLogger {
   const at = (level: string) => (msg: string, data?: Record<string, unknown>) =>
-    write(`${JSON.stringify({ time: new Date().toISOString(), level, msg, ...bindings, ...data }, errorReplacer)}\n`);
+    write(
+      `${JSON.stringify({ time: new Date().toISOString(), level, msg, ...bindings, ...data }, errorReplacer)}\n`,
+    );
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
 }
 

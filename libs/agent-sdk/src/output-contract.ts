@@ -45,8 +45,13 @@ export function codePointLength(text: string): number {
  * The schema an agent should meet on this invocation: the node's output contract together with
  * what earlier attempts were refused for (`feedback`), so a repair attempt respects both.
  */
-export function effectiveOutputSchema(invocation: Pick<AgentInvocation, 'outputSchema' | 'feedback'>): SchemaView {
-  const parts = [invocation.outputSchema, invocation.feedback ? feedbackSchema(invocation.feedback) : undefined].filter((s): s is SchemaView => s !== undefined);
+export function effectiveOutputSchema(
+  invocation: Pick<AgentInvocation, 'outputSchema' | 'feedback'>,
+): SchemaView {
+  const parts = [
+    invocation.outputSchema,
+    invocation.feedback ? feedbackSchema(invocation.feedback) : undefined,
+  ].filter((s): s is SchemaView => s !== undefined);
   return { allOf: parts };
 }
 
@@ -60,14 +65,20 @@ export function feedbackSchema(feedback: AgentFeedback): SchemaView {
   for (const error of feedback.errors) {
     const bound = boundOf(error.keyword, error.message);
     if (!bound) continue;
-    const at = parsePointer(error.path).reduce<SchemaView>((schema, segment) => childFor(schema, segment), root);
+    const at = parsePointer(error.path).reduce<SchemaView>(
+      (schema, segment) => childFor(schema, segment),
+      root,
+    );
     Object.assign(at, bound);
   }
   return root;
 }
 
 /** The bounds every schema applying at `path` (a JSON pointer or segments) sets together. */
-export function boundsAt(schema: SchemaView | undefined, path: string | ReadonlyArray<string | number>): Bounds {
+export function boundsAt(
+  schema: SchemaView | undefined,
+  path: string | ReadonlyArray<string | number>,
+): Bounds {
   const segments = typeof path === 'string' ? parsePointer(path) : path;
   const bounds: Bounds = {};
   for (const s of schemasAt(schema, segments)) mergeBounds(bounds, s);
@@ -75,11 +86,15 @@ export function boundsAt(schema: SchemaView | undefined, path: string | Readonly
 }
 
 /** The sub-schemas that apply at `path` (through `allOf`, `properties` and `items`). */
-export function schemasAt(schema: SchemaView | undefined, path: ReadonlyArray<string | number>): SchemaView[] {
+export function schemasAt(
+  schema: SchemaView | undefined,
+  path: ReadonlyArray<string | number>,
+): SchemaView[] {
   let current = schema ? flatten(schema, 0) : [];
   for (const segment of path) {
     current = current.flatMap((s) => {
-      const child = typeof segment === 'number' ? s.items : (s.properties as SchemaView | undefined)?.[segment];
+      const child =
+        typeof segment === 'number' ? s.items : (s.properties as SchemaView | undefined)?.[segment];
       return isSchema(child) ? flatten(child, 0) : [];
     });
   }
@@ -94,17 +109,26 @@ export function schemasAt(schema: SchemaView | undefined, path: ReadonlyArray<st
 export function fitToSchema<T>(value: T, schema: SchemaView | undefined, depth = 0): T {
   if (!schema || depth > MAX_DEPTH) return value;
   const bounds = boundsAt(schema, []);
-  if (bounds.allowed && bounds.allowed.length > 0 && !bounds.allowed.some((a) => JSON.stringify(a) === JSON.stringify(value))) {
+  if (
+    bounds.allowed &&
+    bounds.allowed.length > 0 &&
+    !bounds.allowed.some((a) => JSON.stringify(a) === JSON.stringify(value))
+  ) {
     return bounds.allowed[0] as T;
   }
-  if (typeof value === 'string') return (bounds.maxLength !== undefined ? truncateCodePoints(value, bounds.maxLength) : value) as T;
-  if (typeof value === 'number') return Math.min(bounds.maximum ?? Infinity, Math.max(bounds.minimum ?? -Infinity, value)) as T;
+  if (typeof value === 'string')
+    return (bounds.maxLength !== undefined ? truncateCodePoints(value, bounds.maxLength) : value) as T;
+  if (typeof value === 'number')
+    return Math.min(bounds.maximum ?? Infinity, Math.max(bounds.minimum ?? -Infinity, value)) as T;
   if (Array.isArray(value)) {
     const kept = bounds.maxItems !== undefined ? value.slice(0, bounds.maxItems) : value;
     return kept.map((item, i) => fitToSchema(item, { allOf: schemasAt(schema, [i]) }, depth + 1)) as T;
   }
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, fitToSchema(v, { allOf: schemasAt(schema, [k]) }, depth + 1)]);
+    const entries = Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+      k,
+      fitToSchema(v, { allOf: schemasAt(schema, [k]) }, depth + 1),
+    ]);
     return Object.fromEntries(entries) as T;
   }
   return value;
@@ -112,7 +136,9 @@ export function fitToSchema<T>(value: T, schema: SchemaView | undefined, depth =
 
 function flatten(schema: SchemaView, depth: number): SchemaView[] {
   if (depth > MAX_DEPTH) return [];
-  const nested = Array.isArray(schema.allOf) ? schema.allOf.filter(isSchema).flatMap((s) => flatten(s, depth + 1)) : [];
+  const nested = Array.isArray(schema.allOf)
+    ? schema.allOf.filter(isSchema).flatMap((s) => flatten(s, depth + 1))
+    : [];
   return [schema, ...nested];
 }
 
@@ -130,7 +156,10 @@ function mergeBounds(bounds: Bounds, s: SchemaView): void {
   upper('minItems');
   upper('minimum');
   const allowed = 'const' in s ? [s.const] : Array.isArray(s.enum) ? s.enum : undefined;
-  if (allowed) bounds.allowed = bounds.allowed ? bounds.allowed.filter((a) => allowed.some((b) => JSON.stringify(a) === JSON.stringify(b))) : allowed;
+  if (allowed)
+    bounds.allowed = bounds.allowed
+      ? bounds.allowed.filter((a) => allowed.some((b) => JSON.stringify(a) === JSON.stringify(b)))
+      : allowed;
 }
 
 function boundOf(keyword: string | undefined, message: string): SchemaView | undefined {
@@ -152,7 +181,9 @@ function childFor(schema: SchemaView, segment: string | number): SchemaView {
     if (!isSchema(schema.items)) schema.items = {};
     return schema.items as SchemaView;
   }
-  const properties = (isSchema(schema.properties) ? schema.properties : (schema.properties = {})) as SchemaView;
+  const properties = (
+    isSchema(schema.properties) ? schema.properties : (schema.properties = {})
+  ) as SchemaView;
   if (!isSchema(properties[segment])) properties[segment] = {};
   return properties[segment] as SchemaView;
 }

@@ -1,5 +1,12 @@
 import fc from 'fast-check';
-import { boundsAt, codePointLength, effectiveOutputSchema, feedbackSchema, fitToSchema, truncateCodePoints } from './output-contract';
+import {
+  boundsAt,
+  codePointLength,
+  effectiveOutputSchema,
+  feedbackSchema,
+  fitToSchema,
+  truncateCodePoints,
+} from './output-contract';
 
 const isLoneSurrogateAt = (s: string, i: number) => {
   const c = s.charCodeAt(i);
@@ -32,8 +39,17 @@ describe('the output contract an agent reads', () => {
     properties: {
       copyVariants: {
         allOf: [
-          { type: 'array', maxItems: 5, items: { type: 'object', properties: { body: { type: 'string', maxLength: 3000 } } } },
-          { type: 'array', minItems: 3, maxItems: 3, items: { properties: { body: { maxLength: 300 }, tone: { enum: ['warm', 'crisp'] } } } },
+          {
+            type: 'array',
+            maxItems: 5,
+            items: { type: 'object', properties: { body: { type: 'string', maxLength: 3000 } } },
+          },
+          {
+            type: 'array',
+            minItems: 3,
+            maxItems: 3,
+            items: { properties: { body: { maxLength: 300 }, tone: { enum: ['warm', 'crisp'] } } },
+          },
         ],
       },
     },
@@ -49,19 +65,38 @@ describe('the output contract an agent reads', () => {
     const feedback = {
       attempt: 1,
       errors: [
-        { path: '/copyVariants/1/body', keyword: 'maxLength', message: 'must NOT have more than 40 characters' },
+        {
+          path: '/copyVariants/1/body',
+          keyword: 'maxLength',
+          message: 'must NOT have more than 40 characters',
+        },
         { path: '/copyVariants', keyword: 'maxItems', message: 'must NOT have more than 2 items' },
-        { path: '/constraints/no_guarantees', keyword: 'constraint', message: 'hard constraint no_guarantees does not hold' },
+        {
+          path: '/constraints/no_guarantees',
+          keyword: 'constraint',
+          message: 'hard constraint no_guarantees does not hold',
+        },
       ],
     };
-    expect(feedbackSchema(feedback)).toEqual({ properties: { copyVariants: { maxItems: 2, items: { properties: { body: { maxLength: 40 } } } } } });
+    expect(feedbackSchema(feedback)).toEqual({
+      properties: { copyVariants: { maxItems: 2, items: { properties: { body: { maxLength: 40 } } } } },
+    });
     const effective = effectiveOutputSchema({ outputSchema: schema, feedback });
     expect(boundsAt(effective, ['copyVariants', 0, 'body'])).toEqual({ maxLength: 40 });
   });
 
   it('fitToSchema brings values within the bounds and leaves the rest alone', () => {
-    const value = { copyVariants: [{ body: 'b'.repeat(400), tone: 'loud', extra: 1 }, { body: 'ok', tone: 'crisp' }, {}, {}] };
-    expect(fitToSchema(value, schema)).toEqual({ copyVariants: [{ body: 'b'.repeat(300), tone: 'warm', extra: 1 }, { body: 'ok', tone: 'crisp' }, {}] });
+    const value = {
+      copyVariants: [
+        { body: 'b'.repeat(400), tone: 'loud', extra: 1 },
+        { body: 'ok', tone: 'crisp' },
+        {},
+        {},
+      ],
+    };
+    expect(fitToSchema(value, schema)).toEqual({
+      copyVariants: [{ body: 'b'.repeat(300), tone: 'warm', extra: 1 }, { body: 'ok', tone: 'crisp' }, {}],
+    });
     expect(fitToSchema({ n: 9 }, { properties: { n: { maximum: 5 } } })).toEqual({ n: 5 });
   });
 });

@@ -35,14 +35,23 @@ export async function registerWithRetry(o: RegisterOptions): Promise<Registratio
       if (o.signal.aborted) throw new AgentStoppingError();
       if (!isRetryable(error)) throw rejected(error);
       const delayMs = backoffDelay(attempt, o.retry);
-      o.logger.warn('agent_registry_unavailable', { attempt, retryInMs: delayMs, reason: describe(error), code: codeOf(error) });
+      o.logger.warn('agent_registry_unavailable', {
+        attempt,
+        retryInMs: delayMs,
+        reason: describe(error),
+        code: codeOf(error),
+      });
       await sleep(delayMs, o.signal);
     }
   }
 }
 
 /** Full backoff with jitter in [delay/2, delay]: instances that lost the registry together do not return together. */
-export function backoffDelay(attempt: number, retry: RetryPolicy, random: () => number = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  retry: RetryPolicy,
+  random: () => number = Math.random,
+): number {
   const capped = Math.min(retry.maxDelayMs, retry.initialDelayMs * 2 ** Math.min(attempt - 1, 30));
   return Math.round(capped / 2 + (capped / 2) * random());
 }
@@ -58,7 +67,12 @@ function codeOf(error: unknown): string | undefined {
 
 function rejected(error: unknown): RegistrationRejectedError {
   const details = (error as { details?: unknown } | null)?.details;
-  return new RegistrationRejectedError(codeOf(error) ?? 'registration_failed', describe(error), details, error);
+  return new RegistrationRejectedError(
+    codeOf(error) ?? 'registration_failed',
+    describe(error),
+    details,
+    error,
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -4,7 +4,14 @@ import { startAgent } from './start-agent';
 
 const agent = (capabilityId: string) =>
   defineAgent({
-    registration: { capabilityId, version: '1', displayName: 'A', summary: 'A.', inputContract: ['writerBrief'], outputContract: ['copyVariants'] },
+    registration: {
+      capabilityId,
+      version: '1',
+      displayName: 'A',
+      summary: 'A.',
+      inputContract: ['writerBrief'],
+      outputContract: ['copyVariants'],
+    },
     handle: async () => ({ copyVariants: [] }),
   });
 
@@ -13,21 +20,34 @@ describe('handleSignals', () => {
     const messaging = new InProcessMessaging({ logger: { warn: () => undefined, error: () => undefined } });
     const subjects = registrySubjects('sig');
     const deregistered: unknown[] = [];
-    await messaging.serve(subjects.register, {}, async (req) => ({ ok: true, ...(req.data as object), status: 'active' }));
+    await messaging.serve(subjects.register, {}, async (req) => ({
+      ok: true,
+      ...(req.data as object),
+      status: 'active',
+    }));
     await messaging.serve(subjects.deregister, {}, async (req) => void deregistered.push(req.data));
     const exits: number[] = [];
-    const exit = jest.spyOn(process, 'exit').mockImplementation(((code: number) => void exits.push(code)) as never);
+    const exit = jest
+      .spyOn(process, 'exit')
+      .mockImplementation(((code: number) => void exits.push(code)) as never);
     const listenersBefore = process.listenerCount('SIGTERM');
     try {
-      const handles = [await startAgent(agent('a.one'), { messaging, prefix: 'sig', handleSignals: true }), await startAgent(agent('a.two'), { messaging, prefix: 'sig', handleSignals: true })];
+      const handles = [
+        await startAgent(agent('a.one'), { messaging, prefix: 'sig', handleSignals: true }),
+        await startAgent(agent('a.two'), { messaging, prefix: 'sig', handleSignals: true }),
+      ];
       await Promise.all(handles.map((h) => h.ready));
       expect(process.listenerCount('SIGTERM')).toBe(listenersBefore + 1);
       process.emit('SIGTERM', 'SIGTERM');
       const deadline = Date.now() + 5_000;
-      while (exits.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (exits.length === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
       expect(exits).toEqual([0]);
       expect(deregistered).toEqual(
-        expect.arrayContaining([expect.objectContaining({ capabilityId: 'a.one', reason: 'signal:SIGTERM' }), expect.objectContaining({ capabilityId: 'a.two', reason: 'signal:SIGTERM' })]),
+        expect.arrayContaining([
+          expect.objectContaining({ capabilityId: 'a.one', reason: 'signal:SIGTERM' }),
+          expect.objectContaining({ capabilityId: 'a.two', reason: 'signal:SIGTERM' }),
+        ]),
       );
       expect(process.listenerCount('SIGTERM')).toBe(listenersBefore);
     } finally {

@@ -49,24 +49,41 @@ class AgentInstance implements AgentHandle {
   private stopHeartbeats: () => void = () => undefined;
   private stopped?: Promise<void>;
 
-  constructor(private readonly agent: AgentDefinition, private readonly o: ParsedOptions) {
+  constructor(
+    private readonly agent: AgentDefinition,
+    private readonly o: ParsedOptions,
+  ) {
     this.capabilityId = agent.registration.capabilityId;
     this.instanceId = o.instanceId;
     this.subjects = registrySubjects(o.prefix);
-    this.invoker = new Invoker({ agent, guard: new FacetGuard(agent.registration), instanceId: o.instanceId, cacheSize: o.idempotencyCacheSize, logger: o.logger });
+    this.invoker = new Invoker({
+      agent,
+      guard: new FacetGuard(agent.registration),
+      instanceId: o.instanceId,
+      cacheSize: o.idempotencyCacheSize,
+      logger: o.logger,
+    });
   }
 
   async serve(): Promise<void> {
     // A thrown AgentError travels as the bus's error reply: its code, message, retryable flag and details.
     const subject = agentInvokeSubject(this.o.prefix, this.capabilityId);
-    this.unserve = await this.o.messaging.serve(subject, { queue: this.capabilityId }, (req) => this.invoker.handle(req.data));
+    this.unserve = await this.o.messaging.serve(subject, { queue: this.capabilityId }, (req) =>
+      this.invoker.handle(req.data),
+    );
   }
 
   register(): void {
     const { messaging, requestTimeoutMs, registerRetry, logger } = this.o;
     this.ready = registerWithRetry({
-      messaging, subject: this.subjects.register, registration: this.agent.registration, instanceId: this.instanceId,
-      timeoutMs: requestTimeoutMs, retry: registerRetry, logger, signal: this.stopping.signal,
+      messaging,
+      subject: this.subjects.register,
+      registration: this.agent.registration,
+      instanceId: this.instanceId,
+      timeoutMs: requestTimeoutMs,
+      retry: registerRetry,
+      logger,
+      signal: this.stopping.signal,
     }).then((ack) => this.registered(ack));
     this.ready.catch((error: unknown) => this.refused(error));
   }
@@ -77,14 +94,24 @@ class AgentInstance implements AgentHandle {
     this.o.logger.info('agent_registered', { status: ack.status });
     if (!this.stopping.signal.aborted) {
       const { messaging, heartbeatIntervalMs: intervalMs, logger } = this.o;
-      this.stopHeartbeats = startHeartbeats({ messaging, subject: this.subjects.heartbeat, capabilityId: this.capabilityId, instanceId: this.instanceId, intervalMs, logger });
+      this.stopHeartbeats = startHeartbeats({
+        messaging,
+        subject: this.subjects.heartbeat,
+        capabilityId: this.capabilityId,
+        instanceId: this.instanceId,
+        intervalMs,
+        logger,
+      });
     }
     return ack;
   }
 
   private refused(error: unknown): void {
     if (this.stopping.signal.aborted) return;
-    this.o.logger.error('agent_registration_rejected', { reason: describe(error), code: (error as { code?: unknown }).code });
+    this.o.logger.error('agent_registration_rejected', {
+      reason: describe(error),
+      code: (error as { code?: unknown }).code,
+    });
     void this.stop('registration_rejected');
   }
 
@@ -103,7 +130,11 @@ class AgentInstance implements AgentHandle {
 
   private async deregister(reason: string): Promise<void> {
     try {
-      await this.o.messaging.request(this.subjects.deregister, { capabilityId: this.capabilityId, instanceId: this.instanceId, reason }, { timeoutMs: this.o.requestTimeoutMs });
+      await this.o.messaging.request(
+        this.subjects.deregister,
+        { capabilityId: this.capabilityId, instanceId: this.instanceId, reason },
+        { timeoutMs: this.o.requestTimeoutMs },
+      );
       this.o.logger.info('agent_deregistered', { reason });
     } catch (error) {
       this.o.logger.warn('agent_deregister_failed', { reason: describe(error) });

@@ -42,7 +42,10 @@ export function parseOptions(agent: AgentDefinition, options: StartAgentOptions)
     instanceId,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? heartbeatSeconds * 1000,
     handleSignals: options.handleSignals ?? false,
-    logger: withBindings(options.logger ?? silentLogger, { capabilityId: agent.registration.capabilityId, instanceId }),
+    logger: withBindings(options.logger ?? silentLogger, {
+      capabilityId: agent.registration.capabilityId,
+      instanceId,
+    }),
     requestTimeoutMs: options.requestTimeoutMs ?? 5000,
     registerRetry: { initialDelayMs: 250, maxDelayMs: 10_000, ...options.registerRetry },
     idempotencyCacheSize: options.idempotencyCacheSize ?? 1000,
@@ -51,14 +54,17 @@ export function parseOptions(agent: AgentDefinition, options: StartAgentOptions)
     if (!(parsed[key] > 0)) throw new TypeError(`startAgent: ${key} must be positive`);
   }
   const { initialDelayMs, maxDelayMs } = parsed.registerRetry;
-  if (!(initialDelayMs > 0 && maxDelayMs >= initialDelayMs)) throw new TypeError('startAgent: registerRetry needs 0 < initialDelayMs <= maxDelayMs');
-  if (!(Number.isInteger(parsed.idempotencyCacheSize) && parsed.idempotencyCacheSize >= 0)) throw new TypeError('startAgent: idempotencyCacheSize must be a non-negative integer');
+  if (!(initialDelayMs > 0 && maxDelayMs >= initialDelayMs))
+    throw new TypeError('startAgent: registerRetry needs 0 < initialDelayMs <= maxDelayMs');
+  if (!(Number.isInteger(parsed.idempotencyCacheSize) && parsed.idempotencyCacheSize >= 0))
+    throw new TypeError('startAgent: idempotencyCacheSize must be a non-negative integer');
   registrySubjects(parsed.prefix); // throws on a prefix that is not subject tokens
   return parsed;
 }
 
 /** Every entry says which capability and instance it is about. */
 function withBindings(logger: AgentLogger, bindings: Record<string, unknown>): AgentLogger {
-  const at = (fn: AgentLogger['info']) => (msg: string, data?: Record<string, unknown>) => fn.call(logger, msg, { ...bindings, ...data });
+  const at = (fn: AgentLogger['info']) => (msg: string, data?: Record<string, unknown>) =>
+    fn.call(logger, msg, { ...bindings, ...data });
   return { debug: at(logger.debug), info: at(logger.info), warn: at(logger.warn), error: at(logger.error) };
 }

@@ -23,7 +23,12 @@ export interface RawDelivery {
  *   any other throw is nak'ed with exponential backoff.
  * A dead letter is recorded before the term; if recording fails, the delivery is nak'ed instead.
  */
-export async function runDelivery(raw: RawDelivery, options: ParsedConsumeOptions, handler: DeliveryHandler, logger: BusLogger): Promise<void> {
+export async function runDelivery(
+  raw: RawDelivery,
+  options: ParsedConsumeOptions,
+  handler: DeliveryHandler,
+  logger: BusLogger,
+): Promise<void> {
   const delivery = new SettlingDelivery(raw, options, logger);
   if (options.types && !options.types.has(raw.event.type)) return delivery.ackQuietly();
   if (raw.deliveryCount > options.maxDeliver) {
@@ -81,7 +86,10 @@ class SettlingDelivery implements Delivery {
     try {
       await this.ack();
     } catch (error) {
-      this.logger.warn('ack failed; the event will be redelivered', { ...this.about(), error: describe(error) });
+      this.logger.warn('ack failed; the event will be redelivered', {
+        ...this.about(),
+        error: describe(error),
+      });
     }
   }
 
@@ -98,7 +106,10 @@ class SettlingDelivery implements Delivery {
   async failed(error: unknown): Promise<void> {
     await this.terminating;
     if (this.settled) {
-      this.logger.warn('handler threw after settling the delivery', { ...this.about(), error: describe(error) });
+      this.logger.warn('handler threw after settling the delivery', {
+        ...this.about(),
+        error: describe(error),
+      });
       return;
     }
     const reason = reasonOf(error);
@@ -114,19 +125,35 @@ class SettlingDelivery implements Delivery {
   private async recordThenTerm(reason: string): Promise<void> {
     const { durable, onDeadLetter } = this.options;
     try {
-      await onDeadLetter?.({ consumer: durable, event: this.raw.event, deliveryCount: this.raw.deliveryCount, reason });
+      await onDeadLetter?.({
+        consumer: durable,
+        event: this.raw.event,
+        deliveryCount: this.raw.deliveryCount,
+        reason,
+      });
     } catch (error) {
-      this.logger.error('recording a dead letter failed; redelivering', { ...this.about(), reason, error: describe(error) });
+      this.logger.error('recording a dead letter failed; redelivering', {
+        ...this.about(),
+        reason,
+        error: describe(error),
+      });
       this.raw.nak(retryDelayMs(this.raw.deliveryCount));
       return;
     }
-    if (!onDeadLetter) this.logger.error('dead letter (no onDeadLetter to record it)', { ...this.about(), reason });
+    if (!onDeadLetter)
+      this.logger.error('dead letter (no onDeadLetter to record it)', { ...this.about(), reason });
     this.raw.term();
   }
 
   private about(): Record<string, unknown> {
     const { id, type, streamId } = this.raw.event;
-    return { consumer: this.options.durable, eventId: id, type, streamId, deliveryCount: this.raw.deliveryCount };
+    return {
+      consumer: this.options.durable,
+      eventId: id,
+      type,
+      streamId,
+      deliveryCount: this.raw.deliveryCount,
+    };
   }
 }
 

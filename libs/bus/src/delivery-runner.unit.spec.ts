@@ -18,20 +18,33 @@ function raw(deliveryCount = 1, type = 'plan_requested'): RawDelivery & { action
   };
 }
 
-async function run(delivery: RawDelivery & { actions: string[] }, handler: DeliveryHandler, options: Partial<ConsumeOptions> = {}) {
+async function run(
+  delivery: RawDelivery & { actions: string[] },
+  handler: DeliveryHandler,
+  options: Partial<ConsumeOptions> = {},
+) {
   const dead: DeadLetter[] = [];
-  const onDeadLetter = options.onDeadLetter ?? (async (letter: DeadLetter) => {
-    delivery.actions.push('dead-letter');
-    dead.push(letter);
-  });
+  const onDeadLetter =
+    options.onDeadLetter ??
+    (async (letter: DeadLetter) => {
+      delivery.actions.push('dead-letter');
+      dead.push(letter);
+    });
   const logger = new RecordingLogger();
-  await runDelivery(delivery, parseConsumeOptions({ durable: 'planner', maxDeliver: 3, ...options, onDeadLetter }), handler, logger);
+  await runDelivery(
+    delivery,
+    parseConsumeOptions({ durable: 'planner', maxDeliver: 3, ...options, onDeadLetter }),
+    handler,
+    logger,
+  );
   return { actions: delivery.actions, dead, logger };
 }
 
-const fail = (props: Record<string, unknown> = {}) => async () => {
-  throw Object.assign(new Error('nope'), props);
-};
+const fail =
+  (props: Record<string, unknown> = {}) =>
+  async () => {
+    throw Object.assign(new Error('nope'), props);
+  };
 
 describe('runDelivery', () => {
   it('acks when the handler resolves without settling', async () => {
@@ -52,7 +65,14 @@ describe('runDelivery', () => {
   it('dead-letters, then terms, a failure on the last delivery', async () => {
     const { actions, dead } = await run(raw(3), fail({ code: 'DB_DOWN' }));
     expect(actions).toEqual(['dead-letter', 'term']);
-    expect(dead).toEqual([{ consumer: 'planner', event: expect.objectContaining({ id: 'ev-7' }), deliveryCount: 3, reason: 'failed on all 3 deliveries; last error: DB_DOWN: nope' }]);
+    expect(dead).toEqual([
+      {
+        consumer: 'planner',
+        event: expect.objectContaining({ id: 'ev-7' }),
+        deliveryCount: 3,
+        reason: 'failed on all 3 deliveries; last error: DB_DOWN: nope',
+      },
+    ]);
   });
 
   it('dead-letters a non-retryable failure on the first delivery', async () => {
@@ -86,7 +106,9 @@ describe('runDelivery', () => {
       throw new Error('late');
     });
     expect(actions).toEqual(['ack']);
-    expect(logger.entries).toEqual([expect.objectContaining({ level: 'warn', message: 'handler threw after settling the delivery' })]);
+    expect(logger.entries).toEqual([
+      expect.objectContaining({ level: 'warn', message: 'handler threw after settling the delivery' }),
+    ]);
   });
 
   it('naks instead of terming when the dead letter cannot be recorded', async () => {
@@ -97,7 +119,10 @@ describe('runDelivery', () => {
       },
     });
     expect(actions).toEqual(['nak:200']);
-    expect(logger.entries[0]).toMatchObject({ level: 'error', message: 'recording a dead letter failed; redelivering' });
+    expect(logger.entries[0]).toMatchObject({
+      level: 'error',
+      message: 'recording a dead letter failed; redelivering',
+    });
   });
 });
 
@@ -107,9 +132,15 @@ describe('consume options', () => {
   });
 
   it('rejects options that can never work', () => {
-    expect(() => parseConsumeOptions({ durable: 'a.b' })).toThrow(expect.objectContaining({ code: 'INVALID_BUS_OPTIONS' }));
+    expect(() => parseConsumeOptions({ durable: 'a.b' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_BUS_OPTIONS' }),
+    );
     expect(() => parseConsumeOptions({ durable: 'ok', maxDeliver: 0 })).toThrow(/maxDeliver/);
     expect(() => parseConsumeOptions({ durable: 'ok', concurrency: 1.5 })).toThrow(/concurrency/);
-    expect(parseConsumeOptions({ durable: 'ok' })).toMatchObject({ maxDeliver: 10, ackWaitMs: 30_000, concurrency: 1 });
+    expect(parseConsumeOptions({ durable: 'ok' })).toMatchObject({
+      maxDeliver: 10,
+      ackWaitMs: 30_000,
+      concurrency: 1,
+    });
   });
 });

@@ -120,16 +120,26 @@ export class DurableTail {
         if (page.events.length < this.settings.batchSize) break;
       }
     } catch (error) {
-      this.settings.logger.warn('reading the event log failed; retrying on the next wake', { consumer: this.name, error: describe(error) });
+      this.settings.logger.warn('reading the event log failed; retrying on the next wake', {
+        consumer: this.name,
+        error: describe(error),
+      });
     }
   }
 
   private append(page: EventLogPage): void {
     page.events.forEach((event, i) => {
-      const checkpoint = page.checkpoints?.[i] ?? (i === page.events.length - 1 ? page.checkpoint : undefined);
+      const checkpoint =
+        page.checkpoints?.[i] ?? (i === page.events.length - 1 ? page.checkpoint : undefined);
       const duplicate = this.inWindow.has(event.id) || this.acked.has(event.id);
       // A duplicate still takes its place in the window, already done, so its checkpoint is kept.
-      this.entries.push({ event, checkpoint, state: duplicate ? 'done' : 'ready', deliveryCount: 0, attempt: 0 });
+      this.entries.push({
+        event,
+        checkpoint,
+        state: duplicate ? 'done' : 'ready',
+        deliveryCount: 0,
+        attempt: 0,
+      });
       this.inWindow.add(event.id);
     });
     this.readCheckpoint = page.checkpoint;
@@ -176,7 +186,12 @@ export class DurableTail {
     // Started on a later tick, as a carrier would: nothing a handler does runs inside dispatch().
     const running: Promise<void> = Promise.resolve()
       .then(() => runDelivery(raw, worker.options, worker.handler, this.settings.logger))
-      .catch((error: unknown) => this.settings.logger.error('delivery failed unexpectedly', { consumer: this.name, error: describe(error) }))
+      .catch((error: unknown) =>
+        this.settings.logger.error('delivery failed unexpectedly', {
+          consumer: this.name,
+          error: describe(error),
+        }),
+      )
       .finally(() => {
         worker.inFlight.delete(running);
         this.dispatch();
@@ -244,7 +259,12 @@ export class DurableTail {
     if (this.saving || target === undefined) return;
     this.saving = this.log
       .saveCheckpoint(this.checkpointName, target)
-      .catch((error: unknown) => this.settings.logger.warn('saving a consumer checkpoint failed', { consumer: this.name, error: describe(error) }))
+      .catch((error: unknown) =>
+        this.settings.logger.warn('saving a consumer checkpoint failed', {
+          consumer: this.name,
+          error: describe(error),
+        }),
+      )
       .finally(() => {
         this.saving = undefined;
         if (!sameCheckpoint(target, this.committed)) this.save();

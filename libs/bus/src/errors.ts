@@ -9,7 +9,11 @@ interface ErrorOptions {
 
 /** Whether retrying can help: anything not explicitly `retryable: false` is worth a retry. */
 export function isRetryable(error: unknown): boolean {
-  return !(typeof error === 'object' && error !== null && (error as { retryable?: unknown }).retryable === false);
+  return !(
+    typeof error === 'object' &&
+    error !== null &&
+    (error as { retryable?: unknown }).retryable === false
+  );
 }
 
 /** The bus (or messaging) was closed; nothing more goes through it. */
@@ -34,7 +38,10 @@ export class InvalidSubjectTokenError extends Error {
   override readonly name = 'InvalidSubjectTokenError';
   readonly code = 'INVALID_SUBJECT_TOKEN';
   readonly retryable = false;
-  constructor(readonly token: string, reason: string) {
+  constructor(
+    readonly token: string,
+    reason: string,
+  ) {
     super(`invalid subject token "${token}": ${reason}`);
   }
 }
@@ -44,7 +51,10 @@ export class PublishFailedError extends Error {
   override readonly name = 'PublishFailedError';
   readonly code = 'PUBLISH_FAILED';
   readonly retryable = true;
-  constructor(readonly eventId: string, options: ErrorOptions) {
+  constructor(
+    readonly eventId: string,
+    options: ErrorOptions,
+  ) {
     super(`publishing event ${eventId} failed: ${describe(options.cause)}`, options);
   }
 }
@@ -54,7 +64,10 @@ export class MalformedMessageError extends Error {
   override readonly name = 'MalformedMessageError';
   readonly code = 'MALFORMED_MESSAGE';
   readonly retryable = false;
-  constructor(readonly subject: string, options: ErrorOptions) {
+  constructor(
+    readonly subject: string,
+    options: ErrorOptions,
+  ) {
     super(`unreadable message on ${subject}: ${describe(options.cause)}`, options);
   }
 }
@@ -121,7 +134,11 @@ export function toWireError(error: unknown): WireError {
 
 export function describe(error: unknown): string {
   if (error instanceof Error) return error.message;
-  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+  if (
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as { message?: unknown }).message === 'string'
+  ) {
     return (error as { message: string }).message;
   }
   return String(error);

@@ -16,14 +16,19 @@ export function decodeEvent(subject: string, data: Uint8Array): StoredEvent {
   } catch (cause) {
     throw new MalformedMessageError(subject, { cause });
   }
-  if (!isStoredEvent(value)) throw new MalformedMessageError(subject, { cause: 'not a stored event (id, streamId, type, position)' });
+  if (!isStoredEvent(value))
+    throw new MalformedMessageError(subject, { cause: 'not a stored event (id, streamId, type, position)' });
   return value;
 }
 
 function isStoredEvent(value: unknown): value is StoredEvent {
   const e = value as Partial<StoredEvent> | null;
   return (
-    typeof e === 'object' && e !== null &&
-    typeof e.id === 'string' && typeof e.streamId === 'string' && typeof e.type === 'string' && typeof e.position === 'number'
+    typeof e === 'object' &&
+    e !== null &&
+    typeof e.id === 'string' &&
+    typeof e.streamId === 'string' &&
+    typeof e.type === 'string' &&
+    typeof e.position === 'number'
   );
 }

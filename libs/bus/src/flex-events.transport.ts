@@ -6,7 +6,10 @@ import type { ConsumeOptions, Consumer, Delivery, EventBus } from './types';
 /** `transportId` of FlexEventsTransport: `@EventPattern(type, FLEX_EVENTS_TRANSPORT)` pins a handler to it. */
 export const FLEX_EVENTS_TRANSPORT = Symbol.for('flex.events');
 
-export interface FlexEventsTransportOptions extends Pick<ConsumeOptions, 'durable' | 'concurrency' | 'maxDeliver' | 'ackWaitMs' | 'onDeadLetter'> {
+export interface FlexEventsTransportOptions extends Pick<
+  ConsumeOptions,
+  'durable' | 'concurrency' | 'maxDeliver' | 'ackWaitMs' | 'onDeadLetter'
+> {
   /** Used, not owned: closing the transport stops its consumer, not the bus. */
   bus: EventBus;
 }
@@ -30,7 +33,9 @@ export class FlexEventsTransport extends Server implements CustomTransportStrate
   async listen(callback: (error?: unknown) => void): Promise<void> {
     try {
       const { bus, ...consume } = this.options;
-      this.consumer = await bus.consume({ ...consume, types: this.eventTypes() }, (delivery) => this.dispatch(delivery));
+      this.consumer = await bus.consume({ ...consume, types: this.eventTypes() }, (delivery) =>
+        this.dispatch(delivery),
+      );
       this._status$.next('listening');
       callback();
     } catch (error) {
@@ -58,7 +63,8 @@ export class FlexEventsTransport extends Server implements CustomTransportStrate
     const types: string[] = [];
     for (const [pattern, handler] of this.messageHandlers) {
       if (handler.isEventHandler) types.push(pattern);
-      else this.logger.warn(`@MessagePattern(${pattern}) is ignored: FlexEventsTransport carries events only`);
+      else
+        this.logger.warn(`@MessagePattern(${pattern}) is ignored: FlexEventsTransport carries events only`);
     }
     return types;
   }
@@ -80,6 +86,8 @@ export class FlexEventsTransport extends Server implements CustomTransportStrate
     const e = error as { status?: unknown; message?: unknown } | null;
     if (this.warnedAboutFilter || e instanceof Error || e?.status !== 'error') return;
     this.warnedAboutFilter = true;
-    this.logger.warn('an event handler failed with Nest\'s generic RPC error: register FlexEventErrorFilter (useGlobalFilters) to keep error codes and retryable flags');
+    this.logger.warn(
+      "an event handler failed with Nest's generic RPC error: register FlexEventErrorFilter (useGlobalFilters) to keep error codes and retryable flags",
+    );
   }
 }

@@ -1,4 +1,11 @@
-import { BusClosedError, describe, InvalidBusOptionsError, NoRespondersError, RemoteError, RequestTimeoutError } from './errors';
+import {
+  BusClosedError,
+  describe,
+  InvalidBusOptionsError,
+  NoRespondersError,
+  RemoteError,
+  RequestTimeoutError,
+} from './errors';
 import { consoleBusLogger, type BusLogger } from './logger';
 import { answer, fromJsonBytes, toJsonBytes, type Reply } from './messaging-codec';
 import { subjectMatches } from './subject-match';
@@ -40,14 +47,21 @@ export class InProcessMessaging implements Messaging {
         clearTimeout(timer);
         settle();
       };
-      const timer = setTimeout(() => finish(() => reject(new RequestTimeoutError(subject, options.timeoutMs))), options.timeoutMs);
+      const timer = setTimeout(
+        () => finish(() => reject(new RequestTimeoutError(subject, options.timeoutMs))),
+        options.timeoutMs,
+      );
       const onReply = (reply: Reply): void =>
         finish(() => (reply.ok ? resolve(reply.value as T) : reject(new RemoteError(subject, reply.error))));
       for (const target of targets) void target.deliver(req(), onReply);
     });
   }
 
-  async serve(subject: string, options: { queue?: string }, handler: (req: IncomingRequest) => Promise<unknown>): Promise<() => Promise<void>> {
+  async serve(
+    subject: string,
+    options: { queue?: string },
+    handler: (req: IncomingRequest) => Promise<unknown>,
+  ): Promise<() => Promise<void>> {
     return this.listen(subject, options.queue, async (req, reply) => {
       const result = await answer(handler, () => req);
       reply?.(roundTrip(result));
@@ -73,7 +87,11 @@ export class InProcessMessaging implements Messaging {
     await Promise.all(subs.flatMap((sub) => [...sub.inFlight]));
   }
 
-  private async listen(pattern: string, queue: string | undefined, run: (req: IncomingRequest, reply?: (r: Reply) => void) => Promise<void>): Promise<() => Promise<void>> {
+  private async listen(
+    pattern: string,
+    queue: string | undefined,
+    run: (req: IncomingRequest, reply?: (r: Reply) => void) => Promise<void>,
+  ): Promise<() => Promise<void>> {
     this.assertOpen();
     if (!isValidSubject(pattern)) throw new InvalidBusOptionsError(`invalid subject "${pattern}"`);
     const sub: LocalSub = {
@@ -84,7 +102,9 @@ export class InProcessMessaging implements Messaging {
         // A later tick, as over a socket: the sender never runs the handler's code.
         const done: Promise<void> = new Promise<void>((resolve) => setImmediate(resolve))
           .then(() => run(req, reply))
-          .catch((error: unknown) => this.logger.warn('message handler failed', { subject: req.subject, error: describe(error) }))
+          .catch((error: unknown) =>
+            this.logger.warn('message handler failed', { subject: req.subject, error: describe(error) }),
+          )
           .finally(() => sub.inFlight.delete(done));
         sub.inFlight.add(done);
         return done;
@@ -122,7 +142,13 @@ export class InProcessMessaging implements Messaging {
 /** Non-empty tokens; `*` only as a whole token; `>` only as the whole last token. */
 function isValidSubject(subject: string): boolean {
   const tokens = subject.split('.');
-  return tokens.every((t, i) => t !== '' && !/\s/.test(t) && (t === '*' || !t.includes('*')) && (t === '>' ? i === tokens.length - 1 : !t.includes('>')));
+  return tokens.every(
+    (t, i) =>
+      t !== '' &&
+      !/\s/.test(t) &&
+      (t === '*' || !t.includes('*')) &&
+      (t === '>' ? i === tokens.length - 1 : !t.includes('>')),
+  );
 }
 
 /** Each receiver gets its own copy, exactly as JSON would carry it. */
@@ -132,5 +158,7 @@ function wire(subject: string, data: unknown, headers: Record<string, string> = 
 }
 
 function roundTrip(reply: Reply): Reply {
-  return reply.ok ? { ok: true, value: fromJsonBytes('', toJsonBytes(reply.value ?? null)) } : { ok: false, error: reply.error };
+  return reply.ok
+    ? { ok: true, value: fromJsonBytes('', toJsonBytes(reply.value ?? null)) }
+    : { ok: false, error: reply.error };
 }

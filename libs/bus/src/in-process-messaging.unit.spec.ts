@@ -4,15 +4,21 @@ import { RecordingLogger } from './test-support/recording-logger';
 
 describeMessagingBehaviour('InProcessMessaging', async () => {
   const messaging = new InProcessMessaging({ logger: new RecordingLogger() });
-  return { instance: async () => messaging, subject: (name) => `flex.${name}`, close: () => messaging.drain() };
+  return {
+    instance: async () => messaging,
+    subject: (name) => `flex.${name}`,
+    close: () => messaging.drain(),
+  };
 });
 
 describe('InProcessMessaging', () => {
   it('takes turns within a queue group', async () => {
     const messaging = new InProcessMessaging();
-    for (const name of ['a', 'b', 'c']) await messaging.serve('flex.agent.x.invoke', { queue: 'x' }, async () => name);
+    for (const name of ['a', 'b', 'c'])
+      await messaging.serve('flex.agent.x.invoke', { queue: 'x' }, async () => name);
     const replies = [];
-    for (let i = 0; i < 6; i++) replies.push(await messaging.request('flex.agent.x.invoke', {}, { timeoutMs: 1000 }));
+    for (let i = 0; i < 6; i++)
+      replies.push(await messaging.request('flex.agent.x.invoke', {}, { timeoutMs: 1000 }));
     expect(replies).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
     await messaging.drain();
   });
@@ -31,9 +37,15 @@ describe('InProcessMessaging', () => {
 
   it('refuses subjects NATS would refuse', async () => {
     const messaging = new InProcessMessaging();
-    await expect(messaging.subscribe('flex..x', () => undefined)).rejects.toMatchObject({ code: 'INVALID_BUS_OPTIONS' });
-    await expect(messaging.subscribe('flex.>.x', () => undefined)).rejects.toMatchObject({ code: 'INVALID_BUS_OPTIONS' });
-    await expect(messaging.subscribe('flex.a*', () => undefined)).rejects.toMatchObject({ code: 'INVALID_BUS_OPTIONS' });
+    await expect(messaging.subscribe('flex..x', () => undefined)).rejects.toMatchObject({
+      code: 'INVALID_BUS_OPTIONS',
+    });
+    await expect(messaging.subscribe('flex.>.x', () => undefined)).rejects.toMatchObject({
+      code: 'INVALID_BUS_OPTIONS',
+    });
+    await expect(messaging.subscribe('flex.a*', () => undefined)).rejects.toMatchObject({
+      code: 'INVALID_BUS_OPTIONS',
+    });
     await expect(messaging.subscribe('flex.*.>', () => undefined)).resolves.toBeInstanceOf(Function);
     await messaging.drain();
   });

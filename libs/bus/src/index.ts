@@ -38,9 +38,17 @@ export {
 export { retryDelayMs } from './consume-options';
 export type { BusLogger } from './logger';
 export { NatsEventBus, type NatsEventBusOptions } from './nats-event-bus';
-export { StoreBackedEventBus, CHECKPOINT_PREFIX, type StoreBackedEventBusOptions } from './store-backed-event-bus';
+export {
+  StoreBackedEventBus,
+  CHECKPOINT_PREFIX,
+  type StoreBackedEventBusOptions,
+} from './store-backed-event-bus';
 export { NatsMessaging, type NatsMessagingOptions } from './nats-messaging';
 export { InProcessMessaging } from './in-process-messaging';
-export { FlexEventsTransport, FLEX_EVENTS_TRANSPORT, type FlexEventsTransportOptions } from './flex-events.transport';
+export {
+  FlexEventsTransport,
+  FLEX_EVENTS_TRANSPORT,
+  type FlexEventsTransportOptions,
+} from './flex-events.transport';
 export { FlexEventContext } from './flex-event.context';
 export { FlexEventErrorFilter } from './flex-event-error.filter';

@@ -23,7 +23,10 @@ export function fromJsonBytes(subject: string, bytes: Uint8Array): unknown {
 }
 
 /** Runs a serve() handler: its value is the reply; a throw (or an unreadable request) becomes an error reply. */
-export async function answer(handler: (req: IncomingRequest) => Promise<unknown>, request: () => IncomingRequest): Promise<Reply> {
+export async function answer(
+  handler: (req: IncomingRequest) => Promise<unknown>,
+  request: () => IncomingRequest,
+): Promise<Reply> {
   try {
     return { ok: true, value: await handler(request()) };
   } catch (error) {

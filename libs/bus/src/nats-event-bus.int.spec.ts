@@ -72,7 +72,9 @@ describe('NatsEventBus on JetStream', () => {
     expect(msg.header.get('Nats-Msg-Id')).toBe(event.id);
 
     const seen: string[] = [];
-    const consumer = await (await h.instance()).consume({ durable: 'dedupe' }, async ({ event: e }) => void seen.push(e.id));
+    const consumer = await (
+      await h.instance()
+    ).consume({ durable: 'dedupe' }, async ({ event: e }) => void seen.push(e.id));
     await waitFor('acked', () => h.settled('dedupe'));
     expect(seen).toEqual([event.id]);
     await consumer.stop();
@@ -92,7 +94,12 @@ describe('NatsEventBus on JetStream', () => {
     await ownConnection.close(); // the process is gone: no ack, no nak
 
     const got: Array<{ id: string; count: number }> = [];
-    const survivor = await (await h.instance()).consume({ durable: 'survivor', ackWaitMs: 1000 }, async (d) => void got.push({ id: d.event.id, count: d.deliveryCount }));
+    const survivor = await (
+      await h.instance()
+    ).consume(
+      { durable: 'survivor', ackWaitMs: 1000 },
+      async (d) => void got.push({ id: d.event.id, count: d.deliveryCount }),
+    );
     await waitFor('redelivered to the survivor', () => got.length === 1);
     expect(got).toEqual([{ id: event.id, count: 2 }]);
     await waitFor('acked', () => h.settled('survivor'));
@@ -104,8 +111,16 @@ describe('NatsEventBus on JetStream', () => {
     const dead: string[] = [];
     const stuck = deferred();
     const attempts: number[] = [];
-    const consumer = await (await h.instance()).consume(
-      { durable: 'timeouts', ackWaitMs: 1000, maxDeliver: 1, concurrency: 2, onDeadLetter: async (l) => void dead.push(l.reason) },
+    const consumer = await (
+      await h.instance()
+    ).consume(
+      {
+        durable: 'timeouts',
+        ackWaitMs: 1000,
+        maxDeliver: 1,
+        concurrency: 2,
+        onDeadLetter: async (l) => void dead.push(l.reason),
+      },
       async (delivery) => {
         attempts.push(delivery.deliveryCount);
         await stuck.promise;
@@ -122,24 +137,35 @@ describe('NatsEventBus on JetStream', () => {
 
   it('terminates a message on the stream that is not a stored event', async () => {
     const seen: string[] = [];
-    const consumer = await (await h.instance()).consume({ durable: 'garbage' }, async ({ event }) => void seen.push(event.id));
+    const consumer = await (
+      await h.instance()
+    ).consume({ durable: 'garbage' }, async ({ event }) => void seen.push(event.id));
     await nc.jetstream().publish(`${h.prefix}.events.x.y`, new TextEncoder().encode('not json'));
     const [good] = await h.emit([{ type: 'fine' }]);
     await waitFor('the good one handled', () => seen.includes(good.id));
     await waitFor('settled', () => h.settled('garbage'));
-    expect(h.logger.entries).toContainEqual(expect.objectContaining({ level: 'error', message: 'terminating a message that is not a stored event' }));
+    expect(h.logger.entries).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        message: 'terminating a message that is not a stored event',
+      }),
+    );
     await consumer.stop();
   });
 
   it('stops consuming on stop(), leaving later events to the other instances', async () => {
     const a: string[] = [];
-    const consumer = await (await h.instance()).consume({ durable: 'stopper' }, async ({ event }) => void a.push(event.id));
+    const consumer = await (
+      await h.instance()
+    ).consume({ durable: 'stopper' }, async ({ event }) => void a.push(event.id));
     await h.emit([{ type: 'one' }]);
     await waitFor('first handled', () => a.length === 1);
     await consumer.stop();
     const [second] = await h.emit([{ type: 'two' }]);
     const b: string[] = [];
-    const other = await (await h.instance()).consume({ durable: 'stopper' }, async ({ event }) => void b.push(event.id));
+    const other = await (
+      await h.instance()
+    ).consume({ durable: 'stopper' }, async ({ event }) => void b.push(event.id));
     await waitFor('second handled by the other', () => b.includes(second.id));
     expect(a).toHaveLength(1);
     await other.stop();

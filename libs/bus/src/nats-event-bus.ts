@@ -61,15 +61,29 @@ export class NatsEventBus implements EventBus {
   static async connect(options: NatsEventBusOptions): Promise<NatsEventBus> {
     const prefix = assertSubjectPrefix(options.prefix);
     const streamName = options.streamName ?? `${prefix.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}_EVENTS`;
-    if (!/^[A-Za-z0-9_-]+$/.test(streamName)) throw new InvalidBusOptionsError(`stream name "${streamName}" must be made of [A-Za-z0-9_-]`);
+    if (!/^[A-Za-z0-9_-]+$/.test(streamName))
+      throw new InvalidBusOptionsError(`stream name "${streamName}" must be made of [A-Za-z0-9_-]`);
     const duplicateWindowMs = options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
     if (!(duplicateWindowMs > 0)) throw new InvalidBusOptionsError('duplicateWindowMs must be positive');
     if (!options.nc === !options.url) throw new InvalidBusOptionsError('give exactly one of url and nc');
-    const nc = options.nc ?? (await connect({ servers: options.url, name: 'flex-bus', maxReconnectAttempts: -1 }));
+    const nc =
+      options.nc ?? (await connect({ servers: options.url, name: 'flex-bus', maxReconnectAttempts: -1 }));
     try {
       const jsm = await nc.jetstreamManager();
-      await ensureStream(jsm, { name: streamName, subjects: [eventsWildcard(prefix)], duplicate_window: nanos(duplicateWindowMs) });
-      return new NatsEventBus(nc, !options.nc, nc.jetstream(), jsm, prefix, streamName, options.logger ?? consoleBusLogger);
+      await ensureStream(jsm, {
+        name: streamName,
+        subjects: [eventsWildcard(prefix)],
+        duplicate_window: nanos(duplicateWindowMs),
+      });
+      return new NatsEventBus(
+        nc,
+        !options.nc,
+        nc.jetstream(),
+        jsm,
+        prefix,
+        streamName,
+        options.logger ?? consoleBusLogger,
+      );
     } catch (error) {
       if (!options.nc) await nc.close();
       throw error;
@@ -155,7 +169,10 @@ export class NatsEventBus implements EventBus {
       await this.jsm.consumers.add(this.streamName, config);
     } catch (error) {
       if (!CONSUMER_ALREADY_EXISTS.includes(apiErrorCode(error) ?? 0)) throw error;
-      await this.jsm.consumers.update(this.streamName, options.durable, { ack_wait: config.ack_wait, max_deliver: config.max_deliver });
+      await this.jsm.consumers.update(this.streamName, options.durable, {
+        ack_wait: config.ack_wait,
+        max_deliver: config.max_deliver,
+      });
     }
   }
 
@@ -165,7 +182,10 @@ export class NatsEventBus implements EventBus {
 }
 
 /** Creates the stream, or adds what an existing one lacks without touching the rest of its config. */
-async function ensureStream(jsm: JetStreamManager, wanted: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window'>): Promise<void> {
+async function ensureStream(
+  jsm: JetStreamManager,
+  wanted: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window'>,
+): Promise<void> {
   let existing: StreamConfig;
   try {
     existing = (await jsm.streams.info(wanted.name)).config;
@@ -176,7 +196,10 @@ async function ensureStream(jsm: JetStreamManager, wanted: Pick<StreamConfig, 'n
   }
   const missing = wanted.subjects.filter((s) => !existing.subjects?.includes(s));
   if (missing.length > 0 || existing.duplicate_window !== wanted.duplicate_window) {
-    await jsm.streams.update(wanted.name, { subjects: [...(existing.subjects ?? []), ...missing], duplicate_window: wanted.duplicate_window });
+    await jsm.streams.update(wanted.name, {
+      subjects: [...(existing.subjects ?? []), ...missing],
+      duplicate_window: wanted.duplicate_window,
+    });
   }
 }
 

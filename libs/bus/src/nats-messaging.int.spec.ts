@@ -26,18 +26,33 @@ describe('NatsMessaging on the wire', () => {
     const h = await harness();
     const server = await h.instance();
     await server.serve(h.subject('plain'), { queue: 'q' }, async (req) => {
-      if ((req.data as { fail?: boolean }).fail) throw Object.assign(new Error('no'), { code: 'refused', retryable: false });
+      if ((req.data as { fail?: boolean }).fail)
+        throw Object.assign(new Error('no'), { code: 'refused', retryable: false });
       return { hello: (req.data as { name: string }).name };
     });
     const raw = await connect({ servers: natsTestUrl() });
-    const ok = await raw.request(h.subject('plain'), new TextEncoder().encode('{"name":"agent"}'), { timeout: 2000 });
+    const ok = await raw.request(h.subject('plain'), new TextEncoder().encode('{"name":"agent"}'), {
+      timeout: 2000,
+    });
     expect(ok.headers?.has('Flex-Error')).toBeFalsy();
     expect(JSON.parse(new TextDecoder().decode(ok.data))).toEqual({ hello: 'agent' });
-    const failed = await raw.request(h.subject('plain'), new TextEncoder().encode('{"fail":true}'), { timeout: 2000, headers: headers() });
+    const failed = await raw.request(h.subject('plain'), new TextEncoder().encode('{"fail":true}'), {
+      timeout: 2000,
+      headers: headers(),
+    });
     expect(failed.headers?.get('Flex-Error')).toBe('refused');
-    expect(JSON.parse(new TextDecoder().decode(failed.data))).toEqual({ code: 'refused', message: 'no', retryable: false });
-    const garbled = await raw.request(h.subject('plain'), new TextEncoder().encode('{oops'), { timeout: 2000 });
-    expect(JSON.parse(new TextDecoder().decode(garbled.data))).toMatchObject({ code: 'MALFORMED_MESSAGE', retryable: false });
+    expect(JSON.parse(new TextDecoder().decode(failed.data))).toEqual({
+      code: 'refused',
+      message: 'no',
+      retryable: false,
+    });
+    const garbled = await raw.request(h.subject('plain'), new TextEncoder().encode('{oops'), {
+      timeout: 2000,
+    });
+    expect(JSON.parse(new TextDecoder().decode(garbled.data))).toMatchObject({
+      code: 'MALFORMED_MESSAGE',
+      retryable: false,
+    });
     await raw.close();
     await h.close();
   });

@@ -1,4 +1,12 @@
-import { connect, ErrorCode, headers as natsHeaders, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
+import {
+  connect,
+  ErrorCode,
+  headers as natsHeaders,
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  type Subscription,
+} from 'nats';
 import {
   BusClosedError,
   describe,
@@ -33,7 +41,10 @@ export class NatsMessaging implements Messaging {
   }
 
   /** A messaging that owns its own connection. */
-  static async connect(url: string, options: Omit<NatsMessagingOptions, 'ownsConnection'> = {}): Promise<NatsMessaging> {
+  static async connect(
+    url: string,
+    options: Omit<NatsMessagingOptions, 'ownsConnection'> = {},
+  ): Promise<NatsMessaging> {
     const nc = await connect({ servers: url, name: 'flex-messaging', maxReconnectAttempts: -1 });
     return new NatsMessaging(nc, { ...options, ownsConnection: true });
   }
@@ -42,24 +53,39 @@ export class NatsMessaging implements Messaging {
     this.assertOpen();
     let reply: Msg;
     try {
-      reply = await this.nc.request(subject, toJsonBytes(data), { timeout: options.timeoutMs, headers: toNatsHeaders(options.headers) });
+      reply = await this.nc.request(subject, toJsonBytes(data), {
+        timeout: options.timeoutMs,
+        headers: toNatsHeaders(options.headers),
+      });
     } catch (cause) {
       const code = (cause as { code?: string }).code;
       if (code === ErrorCode.NoResponders) throw new NoRespondersError(subject, { cause });
       if (code === ErrorCode.Timeout) throw new RequestTimeoutError(subject, options.timeoutMs, { cause });
-      throw new MessagingError('REQUEST_FAILED', `request on ${subject} failed: ${describe(cause)}`, true, subject, { cause });
+      throw new MessagingError(
+        'REQUEST_FAILED',
+        `request on ${subject} failed: ${describe(cause)}`,
+        true,
+        subject,
+        { cause },
+      );
     }
     const value = fromJsonBytes(subject, reply.data);
     if (reply.headers?.has(ERROR_HEADER)) throw new RemoteError(subject, value as WireError);
     return value as T;
   }
 
-  async serve(subject: string, options: { queue?: string }, handler: (req: IncomingRequest) => Promise<unknown>): Promise<() => Promise<void>> {
+  async serve(
+    subject: string,
+    options: { queue?: string },
+    handler: (req: IncomingRequest) => Promise<unknown>,
+  ): Promise<() => Promise<void>> {
     return this.listen(subject, options.queue, async (msg) => {
       const reply = await answer(handler, () => toRequest(msg));
       if (!msg.reply) return; // published to, not requested: nobody waits for an answer
       try {
-        msg.respond(toJsonBytes(reply.ok ? (reply.value ?? null) : reply.error), { headers: errorHeaders(reply) });
+        msg.respond(toJsonBytes(reply.ok ? (reply.value ?? null) : reply.error), {
+          headers: errorHeaders(reply),
+        });
       } catch (error) {
         this.logger.warn('replying failed', { subject, error: describe(error) });
       }
@@ -85,7 +111,11 @@ export class NatsMessaging implements Messaging {
     if (this.options.ownsConnection && !this.nc.isClosed()) await this.nc.drain();
   }
 
-  private async listen(subject: string, queue: string | undefined, onMsg: (msg: Msg) => Promise<void>): Promise<() => Promise<void>> {
+  private async listen(
+    subject: string,
+    queue: string | undefined,
+    onMsg: (msg: Msg) => Promise<void>,
+  ): Promise<() => Promise<void>> {
     this.assertOpen();
     const mine = new Set<Promise<void>>();
     const sub = this.nc.subscribe(subject, {
@@ -93,7 +123,9 @@ export class NatsMessaging implements Messaging {
       callback: (error, msg) => {
         if (error) return this.logger.warn('subscription failed', { subject, error: describe(error) });
         const done: Promise<void> = onMsg(msg)
-          .catch((err: unknown) => this.logger.warn('message handler failed', { subject, error: describe(err) }))
+          .catch((err: unknown) =>
+            this.logger.warn('message handler failed', { subject, error: describe(err) }),
+          )
           .finally(() => {
             mine.delete(done);
             this.inFlight.delete(done);

@@ -46,7 +46,10 @@ export class NatsPullConsumer implements Consumer {
       await this.freeSlot();
       if (this.stopping) return;
       try {
-        const batch = await this.consumer.fetch({ max_messages: this.options.concurrency - this.inFlight.size, expires: FETCH_EXPIRES_MS });
+        const batch = await this.consumer.fetch({
+          max_messages: this.options.concurrency - this.inFlight.size,
+          expires: FETCH_EXPIRES_MS,
+        });
         this.batch = batch;
         if (this.stopping) batch.stop(); // stop() came while the pull was being set up
         for await (const msg of batch) this.dispatch(msg);
@@ -56,7 +59,10 @@ export class NatsPullConsumer implements Consumer {
           this.logger.error('connection closed; consumer stopped', { consumer: this.options.durable });
           return;
         }
-        this.logger.warn('pulling messages failed; retrying', { consumer: this.options.durable, error: describe(error) });
+        this.logger.warn('pulling messages failed; retrying', {
+          consumer: this.options.durable,
+          error: describe(error),
+        });
         await this.pause(RETRY_AFTER_ERROR_MS);
       } finally {
         this.batch = undefined;
@@ -71,11 +77,19 @@ export class NatsPullConsumer implements Consumer {
     try {
       raw = toRawDelivery(msg, this.connectionClosed);
     } catch (error) {
-      this.logger.error('terminating a message that is not a stored event', { subject: msg.subject, error: describe(error) });
+      this.logger.error('terminating a message that is not a stored event', {
+        subject: msg.subject,
+        error: describe(error),
+      });
       return msg.term();
     }
     const done = runDelivery(raw, this.options, this.handler, this.logger)
-      .catch((error: unknown) => this.logger.error('delivery failed unexpectedly', { consumer: this.options.durable, error: describe(error) }))
+      .catch((error: unknown) =>
+        this.logger.error('delivery failed unexpectedly', {
+          consumer: this.options.durable,
+          error: describe(error),
+        }),
+      )
       .finally(() => {
         this.inFlight.delete(done);
         this.wake?.();

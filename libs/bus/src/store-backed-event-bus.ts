@@ -42,7 +42,8 @@ export class StoreBackedEventBus implements EventBus {
       logger: options.logger ?? consoleBusLogger,
     };
     for (const [key, value] of Object.entries({ pollIntervalMs, ...this.settings })) {
-      if (typeof value === 'number' && !(Number.isInteger(value) && value > 0)) throw new InvalidBusOptionsError(`${key} must be a positive integer`);
+      if (typeof value === 'number' && !(Number.isInteger(value) && value > 0))
+        throw new InvalidBusOptionsError(`${key} must be a positive integer`);
     }
     this.poll = setInterval(() => this.wakeAll(), pollIntervalMs);
     this.poll.unref();
@@ -56,7 +57,10 @@ export class StoreBackedEventBus implements EventBus {
         try {
           onEvent(event);
         } catch (error) {
-          this.settings.logger.warn('watch callback failed', { streamId: event.streamId, error: describe(error) });
+          this.settings.logger.warn('watch callback failed', {
+            streamId: event.streamId,
+            error: describe(error),
+          });
         }
       }
     }

@@ -1,5 +1,9 @@
 import { START_CHECKPOINT } from '@flex/event-store';
-import { CHECKPOINT_PREFIX, StoreBackedEventBus, type StoreBackedEventBusOptions } from './store-backed-event-bus';
+import {
+  CHECKPOINT_PREFIX,
+  StoreBackedEventBus,
+  type StoreBackedEventBusOptions,
+} from './store-backed-event-bus';
 import { describeEventBusBehaviour } from './test-support/event-bus.behaviour';
 import { at, MemoryEventLog } from './test-support/memory-event-log';
 import { RecordingLogger } from './test-support/recording-logger';
@@ -28,7 +32,8 @@ describe('StoreBackedEventBus checkpoints', () => {
     buses.push(bus);
     return bus;
   };
-  const checkpointOf = (log: MemoryEventLog, durable: string) => log.saved.get(CHECKPOINT_PREFIX + durable)?.position;
+  const checkpointOf = (log: MemoryEventLog, durable: string) =>
+    log.saved.get(CHECKPOINT_PREFIX + durable)?.position;
   afterEach(async () => {
     await Promise.all(buses.splice(0).map((bus) => bus.close()));
   });
@@ -73,7 +78,10 @@ describe('StoreBackedEventBus checkpoints', () => {
     // The process dies here: a new bus on the same store takes over from the persisted checkpoint.
     const restarted = open(log);
     const redelivered: number[] = [];
-    await restarted.consume({ durable: 'projector' }, async ({ event }) => void redelivered.push(event.position));
+    await restarted.consume(
+      { durable: 'projector' },
+      async ({ event }) => void redelivered.push(event.position),
+    );
     await waitFor('3, 4, 5 redelivered', () => redelivered.length === 3);
     expect(redelivered).toEqual([3, 4, 5]);
     await waitFor('checkpoint after 5', () => checkpointOf(log, 'projector') === 5);
@@ -163,7 +171,9 @@ describe('StoreBackedEventBus checkpoints', () => {
     await closing;
     expect(log.saved.get(CHECKPOINT_PREFIX + 'closing')).toEqual(at(1));
     await expect(bus.publish([])).rejects.toMatchObject({ code: 'BUS_CLOSED' });
-    await expect(bus.consume({ durable: 'late' }, async () => undefined)).rejects.toMatchObject({ code: 'BUS_CLOSED' });
+    await expect(bus.consume({ durable: 'late' }, async () => undefined)).rejects.toMatchObject({
+      code: 'BUS_CLOSED',
+    });
   });
 
   it('does not read the log for a durable nobody consumes any more', async () => {

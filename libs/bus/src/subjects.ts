@@ -39,7 +39,8 @@ export function decodeSubjectToken(token: string): string {
     const hex = token.slice(i + 1, i + 3);
     if (!/^[0-9A-F]{2}$/.test(hex)) throw new InvalidSubjectTokenError(token, `bad escape at ${i}`);
     const byte = parseInt(hex, 16);
-    if (byte < 0x80 && PLAIN.test(String.fromCharCode(byte))) throw new InvalidSubjectTokenError(token, `needless escape at ${i}`);
+    if (byte < 0x80 && PLAIN.test(String.fromCharCode(byte)))
+      throw new InvalidSubjectTokenError(token, `needless escape at ${i}`);
     bytes.push(byte);
     i += 2;
   }
@@ -53,7 +54,9 @@ export function decodeSubjectToken(token: string): string {
 /** Fails fast on a prefix that is not one or more plain tokens joined by dots. */
 export function assertSubjectPrefix(prefix: string): string {
   if (!PREFIX.test(prefix)) {
-    throw new InvalidBusOptionsError(`subject prefix "${prefix}" must be tokens of [A-Za-z0-9_-] joined by dots`);
+    throw new InvalidBusOptionsError(
+      `subject prefix "${prefix}" must be tokens of [A-Za-z0-9_-] joined by dots`,
+    );
   }
   return prefix;
 }

@@ -29,7 +29,9 @@ describe('subject tokens', () => {
 
   it('rejects tokens the encoder could not have produced', () => {
     for (const bad of ['', 'a.b', 'a*', '~2', '~zz', '~2e', '~41', '~C3', 'a b']) {
-      expect(() => decodeSubjectToken(bad)).toThrow(expect.objectContaining({ code: 'INVALID_SUBJECT_TOKEN', retryable: false }));
+      expect(() => decodeSubjectToken(bad)).toThrow(
+        expect.objectContaining({ code: 'INVALID_SUBJECT_TOKEN', retryable: false }),
+      );
     }
     expect(() => encodeSubjectToken('')).toThrow(expect.objectContaining({ code: 'INVALID_SUBJECT_TOKEN' }));
   });

@@ -72,7 +72,11 @@ export interface IncomingRequest {
 export interface Messaging {
   request<T = unknown>(subject: string, data: unknown, options: RequestOptions): Promise<T>;
   /** Serve a subject; instances sharing `queue` share the requests. The handler's value is the reply. */
-  serve(subject: string, options: { queue?: string }, handler: (req: IncomingRequest) => Promise<unknown>): Promise<() => Promise<void>>;
+  serve(
+    subject: string,
+    options: { queue?: string },
+    handler: (req: IncomingRequest) => Promise<unknown>,
+  ): Promise<() => Promise<void>>;
   publish(subject: string, data: unknown): Promise<void>;
   subscribe(subject: string, handler: (req: IncomingRequest) => void): Promise<() => Promise<void>>;
   /** Wait until in-flight handlers finish, then stop serving. */

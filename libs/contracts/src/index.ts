@@ -4,7 +4,13 @@
 export { LIMITS } from './shared/limits';
 export { type Result, ok, err } from './shared/result';
 export { formatIssuePath } from './shared/issue-path';
-export { type JsonValue, JsonObjectSchema, JsonValueSchema, jsonProblem, nestingExceeds } from './shared/json';
+export {
+  type JsonValue,
+  JsonObjectSchema,
+  JsonValueSchema,
+  jsonProblem,
+  nestingExceeds,
+} from './shared/json';
 export {
   findUnstorableText,
   unstorableTextReason,
@@ -25,8 +31,17 @@ export {
 } from './shared/identifiers';
 
 // Task envelope, output contract, policies
-export { ConstraintLevelSchema, type ConstraintLevel, ConstraintSpecSchema, type ConstraintSpec } from './envelope/constraint-spec';
-export { JsonSchemaObjectSchema, OutputContractSchema, type OutputContract } from './envelope/output-contract';
+export {
+  ConstraintLevelSchema,
+  type ConstraintLevel,
+  ConstraintSpecSchema,
+  type ConstraintSpec,
+} from './envelope/constraint-spec';
+export {
+  JsonSchemaObjectSchema,
+  OutputContractSchema,
+  type OutputContract,
+} from './envelope/output-contract';
 export { NodeSelectorSchema, type NodeSelector } from './envelope/node-selector';
 export {
   POLICY_TRIGGER_KINDS,
@@ -107,7 +122,12 @@ export {
   PlanGraphSchema,
   type PlanGraph,
 } from './plan/plan-graph';
-export { PlanNodeSummarySchema, type PlanNodeSummary, summarizePlanNode, summarizePlan } from './plan/plan-node-summary';
+export {
+  PlanNodeSummarySchema,
+  type PlanNodeSummary,
+  summarizePlanNode,
+  summarizePlan,
+} from './plan/plan-node-summary';
 
 // Facets
 export {
@@ -118,7 +138,12 @@ export {
   type FacetDefinition,
   facetAllows,
 } from './facets/facet-definition';
-export { FacetCatalog, FacetCatalogError, type FacetCatalogErrorCode, getFacetCatalog } from './facets/facet-catalog';
+export {
+  FacetCatalog,
+  FacetCatalogError,
+  type FacetCatalogErrorCode,
+  getFacetCatalog,
+} from './facets/facet-catalog';
 
 // Capabilities
 export {
@@ -234,9 +259,19 @@ export {
   type DecidedRunEvent,
 } from './events/event-catalog';
 export { FlexEventFrameSchema, type FlexEventFrame } from './events/event-frame';
-export { runStreamId, capabilityStreamId, runIdFromStreamId, capabilityIdFromStreamId } from './events/stream-ids';
+export {
+  runStreamId,
+  capabilityStreamId,
+  runIdFromStreamId,
+  capabilityIdFromStreamId,
+} from './events/stream-ids';
 
 // Canonical JSON and hashing (RFC 8785)
 export { canonicalJson, contentHash, CanonicalJsonError } from './canonical/canonical-json';
 export { upcastPayload } from './events/upcasters';
-export { COPYWRITER_LINKEDIN_VARIANTS, QA_CONTENT_REVIEW, REFERENCE_INVENTORY, STRATEGY_BRIEFING } from './capabilities/reference-inventory';
+export {
+  COPYWRITER_LINKEDIN_VARIANTS,
+  QA_CONTENT_REVIEW,
+  REFERENCE_INVENTORY,
+  STRATEGY_BRIEFING,
+} from './capabilities/reference-inventory';

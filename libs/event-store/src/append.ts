@@ -18,7 +18,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * writers racing with the same key queue on the key's row: the second sees the first's commit and
  * returns its events as a duplicate, whatever their expected versions say.
  */
-export async function appendInTransaction(trx: Executor, item: AppendItem, outbox: boolean): Promise<AppendResult> {
+export async function appendInTransaction(
+  trx: Executor,
+  item: AppendItem,
+  outbox: boolean,
+): Promise<AppendResult> {
   const key = item.options.idempotencyKey;
   if (key !== undefined && !(await claimKey(trx, key, item.streamId))) {
     return loadDuplicate(trx, key, item.streamId);
@@ -33,25 +37,31 @@ export async function appendInTransaction(trx: Executor, item: AppendItem, outbo
     .execute();
   const events = rows.map((row) => toStoredEvent(row)).sort((a, b) => a.version - b.version);
   const positions = events.map((event) => event.position);
-  if (key !== undefined) await trx.updateTable('idempotency_keys').set({ positions }).where('key', '=', key).execute();
+  if (key !== undefined)
+    await trx.updateTable('idempotency_keys').set({ positions }).where('key', '=', key).execute();
   if (outbox) await insertOutbox(trx, positions);
   return { duplicate: false, events, nextVersion: current + events.length };
 }
 
 export function validateAppend(item: AppendItem): void {
-  if (typeof item.streamId !== 'string' || item.streamId.length === 0) throw new InvalidAppendError('streamId must be a non-empty string');
+  if (typeof item.streamId !== 'string' || item.streamId.length === 0)
+    throw new InvalidAppendError('streamId must be a non-empty string');
   const expected = item.options?.expectedVersion;
   const numeric = typeof expected === 'number' && Number.isSafeInteger(expected) && expected >= 0;
   if (!numeric && expected !== 'any' && expected !== 'no_stream') {
-    throw new InvalidAppendError(`stream ${item.streamId}: expectedVersion must be a version >= 0, 'any' or 'no_stream'`);
+    throw new InvalidAppendError(
+      `stream ${item.streamId}: expectedVersion must be a version >= 0, 'any' or 'no_stream'`,
+    );
   }
   const key = item.options.idempotencyKey;
   if (key !== undefined && (typeof key !== 'string' || key.length === 0)) {
     throw new InvalidAppendError(`stream ${item.streamId}: idempotencyKey must be a non-empty string`);
   }
   for (const event of item.events) {
-    if (!UUID.test(event.id)) throw new InvalidAppendError(`stream ${item.streamId}: event id ${event.id} is not a UUID`);
-    if (typeof event.type !== 'string' || event.type.length === 0) throw new InvalidAppendError(`event ${event.id}: type must be a non-empty string`);
+    if (!UUID.test(event.id))
+      throw new InvalidAppendError(`stream ${item.streamId}: event id ${event.id} is not a UUID`);
+    if (typeof event.type !== 'string' || event.type.length === 0)
+      throw new InvalidAppendError(`event ${event.id}: type must be a non-empty string`);
     if (event.timestamp !== undefined && Number.isNaN(Date.parse(event.timestamp))) {
       throw new InvalidAppendError(`event ${event.id}: timestamp ${event.timestamp} is not ISO-8601`);
     }

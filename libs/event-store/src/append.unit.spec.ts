@@ -3,7 +3,12 @@ import { AppendItem, checkExpectedVersion, validateAppend } from './append';
 import { WrongExpectedVersionError } from './errors';
 
 const event = () => ({ id: randomUUID(), type: 't', payload: {}, metadata: { correlationId: 'c' } });
-const item = (patch: Partial<AppendItem> = {}): AppendItem => ({ streamId: 's', events: [event()], options: { expectedVersion: 'any' }, ...patch });
+const item = (patch: Partial<AppendItem> = {}): AppendItem => ({
+  streamId: 's',
+  events: [event()],
+  options: { expectedVersion: 'any' },
+  ...patch,
+});
 
 describe('checkExpectedVersion', () => {
   it.each([
@@ -27,7 +32,9 @@ describe('checkExpectedVersion', () => {
 describe('validateAppend', () => {
   it('accepts a well-formed append, empty ones included', () => {
     expect(() => validateAppend(item())).not.toThrow();
-    expect(() => validateAppend(item({ events: [], options: { expectedVersion: 0, idempotencyKey: 'k' } }))).not.toThrow();
+    expect(() =>
+      validateAppend(item({ events: [], options: { expectedVersion: 0, idempotencyKey: 'k' } })),
+    ).not.toThrow();
   });
 
   it.each<[string, AppendItem]>([

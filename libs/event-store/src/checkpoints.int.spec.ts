@@ -18,13 +18,22 @@ describe.each(backends)('checkpoints, dead letters and the event log on $kind', 
   it('saves and loads checkpoints, START when there is none, in or out of a transaction', async () => {
     expect(await loadCheckpoint(t.database.db, 'nobody')).toEqual(START_CHECKPOINT);
     await saveCheckpoint(t.database.db, 'bus:planner', { transactionId: '12345678901234', position: 42 });
-    await t.database.db.transaction().execute((trx) => saveCheckpoint(trx, 'bus:planner', { transactionId: '12345678901235', position: 7 }));
-    expect(await loadCheckpoint(t.database.db, 'bus:planner')).toEqual({ transactionId: '12345678901235', position: 7 });
-    await expect(saveCheckpoint(t.database.db, 'x', { transactionId: 'abc', position: 1 })).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
+    await t.database.db
+      .transaction()
+      .execute((trx) => saveCheckpoint(trx, 'bus:planner', { transactionId: '12345678901235', position: 7 }));
+    expect(await loadCheckpoint(t.database.db, 'bus:planner')).toEqual({
+      transactionId: '12345678901235',
+      position: 7,
+    });
+    await expect(
+      saveCheckpoint(t.database.db, 'x', { transactionId: 'abc', position: 1 }),
+    ).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' });
   });
 
   it('records a dead letter once per consumer and event, and lists them', async () => {
-    const { events } = await store.append(uniqueStream(), [newEvent('plan_requested', { big: [1, 2, 3] })], { expectedVersion: 'no_stream' });
+    const { events } = await store.append(uniqueStream(), [newEvent('plan_requested', { big: [1, 2, 3] })], {
+      expectedVersion: 'no_stream',
+    });
     const dead = { consumer: 'planner', event: events[0], deliveryCount: 5, reason: 'max_deliver' };
     await recordDeadLetter(t.database.db, dead);
     await recordDeadLetter(t.database.db, { ...dead, deliveryCount: 6 });
@@ -37,10 +46,16 @@ describe.each(backends)('checkpoints, dead letters and the event log on $kind', 
 
   it('gives the bus a log to tail and a place for its checkpoints', async () => {
     const log = createEventLog(store, t.database.db);
-    const { events } = await store.append(uniqueStream(), [newEvent(), newEvent()], { expectedVersion: 'no_stream' });
+    const { events } = await store.append(uniqueStream(), [newEvent(), newEvent()], {
+      expectedVersion: 'no_stream',
+    });
     let page = await log.readAll(START_CHECKPOINT, 100_000);
     // Polls: a transaction open elsewhere in the cluster may hold the tail back for a moment.
-    await waitFor(async () => (page = await log.readAll(START_CHECKPOINT, 100_000)).events.length > 0 && page.events[page.events.length - 1].id === events[1].id);
+    await waitFor(
+      async () =>
+        (page = await log.readAll(START_CHECKPOINT, 100_000)).events.length > 0 &&
+        page.events[page.events.length - 1].id === events[1].id,
+    );
     expect(page.events.slice(-2)).toEqual(events);
     expect(page.checkpoints).toHaveLength(page.events.length);
     await log.saveCheckpoint('bus:gateway', page.checkpoints[page.checkpoints.length - 2]);

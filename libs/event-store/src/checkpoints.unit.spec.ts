@@ -16,8 +16,15 @@ describe('checkpoints', () => {
 
   it('refuse what is not a checkpoint', () => {
     expect(() => assertCheckpoint(START_CHECKPOINT)).not.toThrow();
-    for (const bad of [{ transactionId: '-1', position: 0 }, { transactionId: '1', position: -1 }, { transactionId: 'x', position: 0 }, { transactionId: 1, position: 0 }]) {
-      expect(() => assertCheckpoint(bad as never)).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT' }));
+    for (const bad of [
+      { transactionId: '-1', position: 0 },
+      { transactionId: '1', position: -1 },
+      { transactionId: 'x', position: 0 },
+      { transactionId: 1, position: 0 },
+    ]) {
+      expect(() => assertCheckpoint(bad as never)).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+      );
     }
   });
 });

@@ -15,7 +15,9 @@ describe('createDatabase', () => {
       expect(first.kind).toBe('pglite');
       await migrateToLatest(first.db);
       const stream = uniqueStream();
-      const { events } = await new EventStore(first.db).append(stream, [newEvent()], { expectedVersion: 'no_stream' });
+      const { events } = await new EventStore(first.db).append(stream, [newEvent()], {
+        expectedVersion: 'no_stream',
+      });
       await first.close();
       await first.close();
 
@@ -34,7 +36,9 @@ describe('createDatabase', () => {
     expect((await sql<{ one: number }>`select 1 as one`.execute(database.db)).rows).toEqual([{ one: 1 }]);
     await database.close();
     await expect(createDatabase({ url: 'postgres://nobody@127.0.0.1:1/none' })).rejects.toThrow();
-    await expect(createDatabase({ url: 'postgres://x', poolSize: 0 })).rejects.toMatchObject({ code: 'INVALID_DATABASE_CONFIG' });
+    await expect(createDatabase({ url: 'postgres://x', poolSize: 0 })).rejects.toMatchObject({
+      code: 'INVALID_DATABASE_CONFIG',
+    });
   });
 
   describe('PGlite, one connection', () => {
@@ -53,7 +57,10 @@ describe('createDatabase', () => {
         db.transaction().execute(async (trx) => {
           const { n } = await trx.selectFrom('counter').select('n').executeTakeFirstOrThrow();
           await new Promise((resolve) => setImmediate(resolve));
-          await trx.updateTable('counter').set({ n: n + 1 }).execute();
+          await trx
+            .updateTable('counter')
+            .set({ n: n + 1 })
+            .execute();
         });
       const reads = Array.from({ length: 20 }, () => db.selectFrom('counter').select('n').execute());
       await Promise.all([...Array.from({ length: 25 }, increment), ...reads]);

@@ -65,7 +65,8 @@ async function openPglite(dataDir: string | undefined): Promise<FlexDatabase> {
 
 function poolSize(value: number | undefined): number {
   const size = value ?? 10;
-  if (!Number.isSafeInteger(size) || size < 1) throw new DatabaseConfigError(`poolSize must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new DatabaseConfigError(`poolSize must be a positive integer, got ${value}`);
   return size;
 }
 

@@ -40,7 +40,10 @@ export async function recordDeadLetter(db: Executor, deadLetter: DeadLetterRecor
 }
 
 /** Oldest first. */
-export async function listDeadLetters(db: Executor, options: ListDeadLettersOptions = {}): Promise<StoredDeadLetter[]> {
+export async function listDeadLetters(
+  db: Executor,
+  options: ListDeadLettersOptions = {},
+): Promise<StoredDeadLetter[]> {
   let query = db
     .selectFrom('dead_letters')
     .select(['id', 'consumer', 'event', 'event_position', 'delivery_count', 'reason', 'created_at'])

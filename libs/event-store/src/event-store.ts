@@ -1,11 +1,23 @@
 import type { Kysely } from 'kysely';
 import { AppendItem, appendInTransaction, validateAppend } from './append';
-import { ConcurrencyConflictError, DuplicateEventIdError, EventStoreError, InvalidArgumentError } from './errors';
+import {
+  ConcurrencyConflictError,
+  DuplicateEventIdError,
+  EventStoreError,
+  InvalidArgumentError,
+} from './errors';
 import { assertCheckpoint } from './checkpoints';
 import type { EventStoreDatabase } from './event-store.table';
 import { consoleLogger, StoreLogger } from './logger';
 import { deleteOutbox } from './outbox';
-import { currentStreamVersion, maxPosition, ReadAllPage, readAllEvents, ReadStreamOptions, readStreamEvents } from './read';
+import {
+  currentStreamVersion,
+  maxPosition,
+  ReadAllPage,
+  readAllEvents,
+  ReadStreamOptions,
+  readStreamEvents,
+} from './read';
 import { DEADLOCK_DETECTED, SERIALIZATION_FAILURE, sqlState, UNIQUE_VIOLATION } from './sql-state';
 import type { AppendOptions, AppendResult, Checkpoint, NewEvent, StoredEvent } from './types';
 
@@ -91,7 +103,9 @@ export class EventStore {
         // surfaces there as WrongExpectedVersionError, and a racing duplicate as a duplicate.
         if (!isRetryable(error)) throw translate(error);
         if (attempt >= this.#maxAttempts) {
-          throw new ConcurrencyConflictError(`append still conflicting after ${attempt} attempts`, { cause: error });
+          throw new ConcurrencyConflictError(`append still conflicting after ${attempt} attempts`, {
+            cause: error,
+          });
         }
       }
     }
@@ -109,7 +123,10 @@ export class EventStore {
     }
     if (!this.#outbox) return;
     await this.markPublished(positions).catch((error: unknown) => {
-      this.#logger.warn('could not clear published outbox rows; the relay will publish them again', { error, positions });
+      this.#logger.warn('could not clear published outbox rows; the relay will publish them again', {
+        error,
+        positions,
+      });
     });
   }
 }
@@ -130,6 +147,7 @@ function translate(error: unknown): unknown {
 }
 
 function assertReadAll(after: Checkpoint, limit: number): void {
-  if (!Number.isSafeInteger(limit) || limit <= 0) throw new InvalidArgumentError(`readAll limit must be a positive integer, got ${limit}`);
+  if (!Number.isSafeInteger(limit) || limit <= 0)
+    throw new InvalidArgumentError(`readAll limit must be a positive integer, got ${limit}`);
   assertCheckpoint(after);
 }

@@ -22,6 +22,12 @@ export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
 export type { Projection } from './projection';
 export { ProjectionRunner, type ProjectionRunnerOptions } from './projection-runner';
 export { loadCheckpoint, saveCheckpoint, compareCheckpoints } from './checkpoints';
-export { recordDeadLetter, listDeadLetters, type DeadLetterRecord, type StoredDeadLetter, type ListDeadLettersOptions } from './dead-letters';
+export {
+  recordDeadLetter,
+  listDeadLetters,
+  type DeadLetterRecord,
+  type StoredDeadLetter,
+  type ListDeadLettersOptions,
+} from './dead-letters';
 export { createEventLog, type EventLog } from './event-log';
 export type { StoreLogger } from './logger';

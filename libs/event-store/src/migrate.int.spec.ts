@@ -11,12 +11,16 @@ function createsTable(name: string): Migration {
 }
 
 async function tables(db: Kysely<any>): Promise<string[]> {
-  const result = await sql<{ name: string }>`select tablename as name from pg_tables where schemaname = 'public' order by 1`.execute(db);
+  const result = await sql<{
+    name: string;
+  }>`select tablename as name from pg_tables where schemaname = 'public' order by 1`.execute(db);
   return result.rows.map((row) => row.name);
 }
 
 async function applied(db: Kysely<any>): Promise<string[]> {
-  return (await db.selectFrom('kysely_migration').select('name').orderBy('name').execute()).map((row) => row.name);
+  return (await db.selectFrom('kysely_migration').select('name').orderBy('name').execute()).map(
+    (row) => row.name,
+  );
 }
 
 describe('migrateToLatest on postgres', () => {
@@ -48,18 +52,30 @@ describe('migrateToLatest on postgres', () => {
   it('runs extra migrations beside its own, and accepts ones another service applied', async () => {
     const [gateway, readModels] = await Promise.all([open(), open()]);
     await migrateToLatest(gateway);
-    expect(await migrateToLatest(readModels, { '2026112280_spec_runs': createsTable('spec_runs') })).toEqual(['2026112280_spec_runs']);
+    expect(await migrateToLatest(readModels, { '2026112280_spec_runs': createsTable('spec_runs') })).toEqual([
+      '2026112280_spec_runs',
+    ]);
     // A service that does not know the read models' migrations still starts, and still migrates.
-    expect(await migrateToLatest(gateway, { '2026112270_spec_earlier': createsTable('spec_earlier') })).toEqual(['2026112270_spec_earlier']);
+    expect(
+      await migrateToLatest(gateway, { '2026112270_spec_earlier': createsTable('spec_earlier') }),
+    ).toEqual(['2026112270_spec_earlier']);
     expect(await migrateToLatest(gateway)).toEqual([]);
     expect(await tables(gateway)).toEqual(expect.arrayContaining(['spec_earlier', 'spec_runs']));
   });
 
   it('refuses badly named extras and fails loudly on a broken migration', async () => {
     const db = await open();
-    await expect(migrateToLatest(db, { runs: createsTable('x') })).rejects.toMatchObject({ code: 'MIGRATION_FAILED' });
-    await expect(migrateToLatest(db, { '2026112201_events': createsTable('x') })).rejects.toMatchObject({ code: 'MIGRATION_FAILED' });
-    const broken = { '2026112299_spec_broken': { up: async (k: Kysely<any>) => void (await sql`select * from no_such_table`.execute(k)) } };
+    await expect(migrateToLatest(db, { runs: createsTable('x') })).rejects.toMatchObject({
+      code: 'MIGRATION_FAILED',
+    });
+    await expect(migrateToLatest(db, { '2026112201_events': createsTable('x') })).rejects.toMatchObject({
+      code: 'MIGRATION_FAILED',
+    });
+    const broken = {
+      '2026112299_spec_broken': {
+        up: async (k: Kysely<any>) => void (await sql`select * from no_such_table`.execute(k)),
+      },
+    };
     await expect(migrateToLatest(db, broken)).rejects.toThrow(/2026112299_spec_broken.*no_such_table/);
   });
 });

@@ -14,7 +14,10 @@ const ATTEMPTS = 5;
  * corruption. Returns the names this call applied. Takes any Kysely: the migrations see no table
  * types (each takes `Kysely<unknown>`: frozen in time, it must not depend on today's tables).
  */
-export async function migrateToLatest<DB>(db: Kysely<DB>, extra: Record<string, Migration> = {}): Promise<string[]> {
+export async function migrateToLatest<DB>(
+  db: Kysely<DB>,
+  extra: Record<string, Migration> = {},
+): Promise<string[]> {
   const own = mergeMigrations(extra);
   for (let attempt = 1; ; attempt++) {
     const applied = await appliedMigrationNames(db);
@@ -34,9 +37,12 @@ export async function migrateToLatest<DB>(db: Kysely<DB>, extra: Record<string, 
 export function mergeMigrations(extra: Record<string, Migration>): Record<string, Migration> {
   for (const name of Object.keys(extra)) {
     if (!NAME_PATTERN.test(name)) {
-      throw new MigrationError(`migration name ${name} must look like 2026112201_snake_case (a 10-digit timestamp prefix)`);
+      throw new MigrationError(
+        `migration name ${name} must look like 2026112201_snake_case (a 10-digit timestamp prefix)`,
+      );
     }
-    if (name in eventStoreMigrations) throw new MigrationError(`migration ${name} is already one of the event store's`);
+    if (name in eventStoreMigrations)
+      throw new MigrationError(`migration ${name} is already one of the event store's`);
   }
   return { ...eventStoreMigrations, ...extra };
 }
@@ -48,7 +54,9 @@ function withForeign(own: Record<string, Migration>, applied: string[]): Record<
 }
 
 async function appliedMigrationNames<DB>(db: Kysely<DB>): Promise<string[]> {
-  const exists = await sql<{ found: string | null }>`select to_regclass(${MIGRATION_TABLE}) as found`.execute(db);
+  const exists = await sql<{ found: string | null }>`select to_regclass(${MIGRATION_TABLE}) as found`.execute(
+    db,
+  );
   if (!exists.rows[0]?.found) return [];
   const applied = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
   return applied.rows.map((row) => row.name);

@@ -4,16 +4,20 @@ import { eventStoreMigrations } from './migrations';
 describe('mergeMigrations', () => {
   const noop = { up: async () => undefined };
 
-  it('puts extra migrations beside the store\'s own', () => {
+  it("puts extra migrations beside the store's own", () => {
     const merged = mergeMigrations({ '2026112210_read_models': noop });
-    expect(Object.keys(merged).sort()).toEqual([...Object.keys(eventStoreMigrations), '2026112210_read_models'].sort());
+    expect(Object.keys(merged).sort()).toEqual(
+      [...Object.keys(eventStoreMigrations), '2026112210_read_models'].sort(),
+    );
   });
 
   it.each(['runs', '20261122_runs', '2026112210-runs', '2026112210_Runs'])('refuses the name %s', (name) => {
-    expect(() => mergeMigrations({ [name]: noop })).toThrow(expect.objectContaining({ code: 'MIGRATION_FAILED' }));
+    expect(() => mergeMigrations({ [name]: noop })).toThrow(
+      expect.objectContaining({ code: 'MIGRATION_FAILED' }),
+    );
   });
 
-  it('refuses to shadow one of the store\'s migrations', () => {
+  it("refuses to shadow one of the store's migrations", () => {
     expect(() => mergeMigrations({ '2026112201_events': noop })).toThrow(/already one of the event store's/);
   });
 

@@ -11,13 +11,22 @@ describe.each(backends)('OutboxRelay on $kind', (backend) => {
 
   beforeAll(async () => {
     t = await backend.open('outbox_relay');
-    unpublished = new EventStore(t.database.db, { outbox: true, logger: capturingLogger(), afterCommit: () => Promise.reject(new Error('bus down')) });
+    unpublished = new EventStore(t.database.db, {
+      outbox: true,
+      logger: capturingLogger(),
+      afterCommit: () => Promise.reject(new Error('bus down')),
+    });
   });
   afterAll(() => t.close());
 
   async function appendUnpublished(n: number): Promise<StoredEvent[]> {
     const events: StoredEvent[] = [];
-    for (let i = 0; i < n; i++) events.push(...(await unpublished.append(uniqueStream(), [newEvent('e', { i })], { expectedVersion: 'no_stream' })).events);
+    for (let i = 0; i < n; i++)
+      events.push(
+        ...(
+          await unpublished.append(uniqueStream(), [newEvent('e', { i })], { expectedVersion: 'no_stream' })
+        ).events,
+      );
     return events;
   }
 
@@ -25,7 +34,10 @@ describe.each(backends)('OutboxRelay on $kind', (backend) => {
     const missed = await appendUnpublished(7);
     expect(await countOutbox(t.database.db)).toBe(7);
     const published: StoredEvent[][] = [];
-    const relay = new OutboxRelay(t.database.db, unpublished, async (events) => void published.push(events), { minAgeMs: 0, batchSize: 3 });
+    const relay = new OutboxRelay(t.database.db, unpublished, async (events) => void published.push(events), {
+      minAgeMs: 0,
+      batchSize: 3,
+    });
 
     while ((await relay.runOnce()) > 0);
     expect(published.map((batch) => batch.length)).toEqual([3, 3, 1]);
@@ -36,8 +48,13 @@ describe.each(backends)('OutboxRelay on $kind', (backend) => {
 
   it('leaves nothing for the relay when afterCommit published', async () => {
     const published: StoredEvent[] = [];
-    const store = new EventStore(t.database.db, { outbox: true, afterCommit: (events) => void published.push(...events) });
-    const { events } = await store.append(uniqueStream(), [newEvent(), newEvent()], { expectedVersion: 'no_stream' });
+    const store = new EventStore(t.database.db, {
+      outbox: true,
+      afterCommit: (events) => void published.push(...events),
+    });
+    const { events } = await store.append(uniqueStream(), [newEvent(), newEvent()], {
+      expectedVersion: 'no_stream',
+    });
     expect(published).toEqual(events);
     expect(await countOutbox(t.database.db)).toBe(0);
   });
@@ -54,10 +71,15 @@ describe.each(backends)('OutboxRelay on $kind', (backend) => {
     const missed = await appendUnpublished(2);
     let fail = true;
     const published: StoredEvent[] = [];
-    const relay = new OutboxRelay(t.database.db, unpublished, async (events) => {
-      if (fail) throw new Error('still down');
-      published.push(...events);
-    }, { minAgeMs: 0 });
+    const relay = new OutboxRelay(
+      t.database.db,
+      unpublished,
+      async (events) => {
+        if (fail) throw new Error('still down');
+        published.push(...events);
+      },
+      { minAgeMs: 0 },
+    );
 
     await expect(relay.runOnce()).rejects.toThrow('still down');
     expect(await countOutbox(t.database.db)).toBe(2);
@@ -71,15 +93,30 @@ describe.each(backends)('OutboxRelay on $kind', (backend) => {
     const other = backend.kind === 'postgres' ? (await t.connect!()).db : t.database.db;
     const published: number[] = [];
     const relays = [t.database.db, other].map(
-      (db) => new OutboxRelay(db, new EventStore(db), async (events) => void published.push(...events.map((e) => e.position)), { minAgeMs: 0, batchSize: 4 }),
+      (db) =>
+        new OutboxRelay(
+          db,
+          new EventStore(db),
+          async (events) => void published.push(...events.map((e) => e.position)),
+          { minAgeMs: 0, batchSize: 4 },
+        ),
     );
-    await Promise.all(relays.map(async (relay) => { while ((await relay.runOnce()) > 0); }));
+    await Promise.all(
+      relays.map(async (relay) => {
+        while ((await relay.runOnce()) > 0);
+      }),
+    );
     expect(published.sort((a, b) => a - b)).toEqual(missed.map((e) => e.position));
   });
 
   it('polls in the background once started', async () => {
     const published: StoredEvent[] = [];
-    const relay = new OutboxRelay(t.database.db, unpublished, async (events) => void published.push(...events), { minAgeMs: 0, intervalMs: 20 });
+    const relay = new OutboxRelay(
+      t.database.db,
+      unpublished,
+      async (events) => void published.push(...events),
+      { minAgeMs: 0, intervalMs: 20 },
+    );
     relay.start();
     const missed = await appendUnpublished(3);
     await waitFor(() => published.length === 3);

@@ -33,7 +33,12 @@ export class OutboxRelay {
   readonly #options: Required<Omit<OutboxRelayOptions, 'logger'>>;
   readonly #poller: Poller;
 
-  constructor(db: Kysely<EventStoreDatabase>, store: EventStore, publish: (events: StoredEvent[]) => Promise<void>, options: OutboxRelayOptions = {}) {
+  constructor(
+    db: Kysely<EventStoreDatabase>,
+    store: EventStore,
+    publish: (events: StoredEvent[]) => Promise<void>,
+    options: OutboxRelayOptions = {},
+  ) {
     this.#db = db;
     this.#store = store;
     this.#publish = publish;
@@ -80,7 +85,8 @@ function parseOptions(options: OutboxRelayOptions): Required<Omit<OutboxRelayOpt
   };
   for (const [name, value] of Object.entries(parsed)) {
     const min = name === 'minAgeMs' ? 0 : 1;
-    if (!Number.isSafeInteger(value) || value < min) throw new InvalidArgumentError(`OutboxRelay ${name} must be an integer >= ${min}, got ${value}`);
+    if (!Number.isSafeInteger(value) || value < min)
+      throw new InvalidArgumentError(`OutboxRelay ${name} must be an integer >= ${min}, got ${value}`);
   }
   return Object.freeze(parsed);
 }

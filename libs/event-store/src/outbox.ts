@@ -46,14 +46,21 @@ export async function claimOutbox(db: Executor, options: ClaimOptions): Promise<
 
 export async function deleteOutbox(db: Executor, positions: readonly number[]): Promise<void> {
   for (let i = 0; i < positions.length; i += CHUNK) {
-    await db.deleteFrom('outbox').where('position', 'in', positions.slice(i, i + CHUNK)).execute();
+    await db
+      .deleteFrom('outbox')
+      .where('position', 'in', positions.slice(i, i + CHUNK))
+      .execute();
   }
 }
 
 /** Gives a claimed batch back at once after a failed publish, instead of waiting out the lease. */
 export async function releaseOutbox(db: Executor, positions: readonly number[]): Promise<void> {
   if (positions.length === 0) return;
-  await db.updateTable('outbox').set({ claimed_until: null }).where('position', 'in', [...positions]).execute();
+  await db
+    .updateTable('outbox')
+    .set({ claimed_until: null })
+    .where('position', 'in', [...positions])
+    .execute();
 }
 
 export async function countOutbox(db: Executor): Promise<number> {

@@ -4,7 +4,11 @@ import { waitFor } from './store.spec-helper';
 describe('Poller', () => {
   it('runs at once, again at once while the task says there is more, then waits for the interval', async () => {
     let runs = 0;
-    const poller = new Poller(async () => ++runs < 3, 60_000, () => undefined);
+    const poller = new Poller(
+      async () => ++runs < 3,
+      60_000,
+      () => undefined,
+    );
     poller.start();
     await waitFor(() => runs === 3);
     await poller.stop();

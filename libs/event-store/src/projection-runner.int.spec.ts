@@ -19,14 +19,23 @@ const migrations: Record<string, Migration> = {
         .addColumn('last_at', 'timestamptz', (c) => c.notNull())
         .execute();
       // Primary key on the event id: applying an event twice fails loudly.
-      await db.schema.createTable('spec_applied').addColumn('event_id', 'uuid', (c) => c.primaryKey()).execute();
+      await db.schema
+        .createTable('spec_applied')
+        .addColumn('event_id', 'uuid', (c) => c.primaryKey())
+        .execute();
     },
   },
 };
 
 /** The spec's read-model tables: added to the store's type with withTables, as a read model does. */
 type SpecTables = {
-  spec_stream_counts: { stream_id: string; events: number; types: string; last_position: string | number; last_at: Date };
+  spec_stream_counts: {
+    stream_id: string;
+    events: number;
+    types: string;
+    last_position: string | number;
+    last_at: Date;
+  };
   spec_applied: { event_id: string };
 };
 
@@ -39,7 +48,13 @@ function streamCounts(failOn: Set<string>): Projection {
       await trx.insertInto('spec_applied').values({ event_id: event.id }).execute();
       await trx
         .insertInto('spec_stream_counts')
-        .values({ stream_id: event.streamId, events: 1, types: event.type, last_position: event.position, last_at: event.timestamp })
+        .values({
+          stream_id: event.streamId,
+          events: 1,
+          types: event.type,
+          last_position: event.position,
+          last_at: event.timestamp,
+        })
         .onConflict((oc) =>
           oc.column('stream_id').doUpdateSet({
             events: sql`spec_stream_counts.events + 1`,
@@ -68,7 +83,11 @@ describe.each(backends)('ProjectionRunner on $kind', (backend) => {
   beforeAll(async () => {
     t = await backend.open('projection_runner', migrations);
     store = new EventStore(t.database.db);
-    runner = new ProjectionRunner(t.database.db, store, [projection], { batchSize: 50, pollMs: 60_000, logger: capturingLogger() });
+    runner = new ProjectionRunner(t.database.db, store, [projection], {
+      batchSize: 50,
+      pollMs: 60_000,
+      logger: capturingLogger(),
+    });
   });
   afterAll(async () => {
     await runner.stop();
@@ -77,8 +96,16 @@ describe.each(backends)('ProjectionRunner on $kind', (backend) => {
 
   const specDb = () => t.database.db.withTables<SpecTables>();
   const rows = () => specDb().selectFrom('spec_stream_counts').selectAll().orderBy('stream_id').execute();
-  const applied = async () => Number((await sql<{ n: number }>`select count(*)::int as n from spec_applied`.execute(t.database.db)).rows[0].n);
-  const count = async (where = sql`true`) => Number((await sql<{ n: number }>`select count(*)::int as n from events where ${where}`.execute(t.database.db)).rows[0].n);
+  const applied = async () =>
+    Number(
+      (await sql<{ n: number }>`select count(*)::int as n from spec_applied`.execute(t.database.db)).rows[0]
+        .n,
+    );
+  const count = async (where = sql`true`) =>
+    Number(
+      (await sql<{ n: number }>`select count(*)::int as n from events where ${where}`.execute(t.database.db))
+        .rows[0].n,
+    );
   /**
    * Catches up until `done`. One catchUp can come back short: a transaction open anywhere in the
    * cluster (another spec's) holds the gap-safe tail back until it ends. Returns events processed.
@@ -95,7 +122,11 @@ describe.each(backends)('ProjectionRunner on $kind', (backend) => {
 
   it('applies the events it handles, skips the rest, and checkpoints where the log ends', async () => {
     const stream = uniqueStream();
-    const { events } = await store.append(stream, [newEvent('counted'), newEvent('ignored'), newEvent('counted')], { expectedVersion: 'no_stream' });
+    const { events } = await store.append(
+      stream,
+      [newEvent('counted'), newEvent('ignored'), newEvent('counted')],
+      { expectedVersion: 'no_stream' },
+    );
 
     expect(await catchUpUntil(caughtUp)).toBe(3);
     expect(await runner.catchUp()).toBe(0);
@@ -110,29 +141,53 @@ describe.each(backends)('ProjectionRunner on $kind', (backend) => {
     const poison = newEvent('poison');
     await store.append(stream, [good, poison], { expectedVersion: 'no_stream' });
     failOn.add(poison.id);
-    const before = { rows: await rows(), applied: await applied(), checkpoint: await loadCheckpoint(t.database.db, projection.name) };
+    const before = {
+      rows: await rows(),
+      applied: await applied(),
+      checkpoint: await loadCheckpoint(t.database.db, projection.name),
+    };
 
     let error: unknown;
-    await waitFor(async () => (error = await runner.catchUp().then(() => undefined, (e: unknown) => e)) !== undefined);
+    await waitFor(
+      async () =>
+        (error = await runner.catchUp().then(
+          () => undefined,
+          (e: unknown) => e,
+        )) !== undefined,
+    );
     expect(error).toBeInstanceOf(ProjectionFailedError);
     expect(error).toMatchObject({ code: 'PROJECTION_FAILED', projection: projection.name });
-    expect({ rows: await rows(), applied: await applied(), checkpoint: await loadCheckpoint(t.database.db, projection.name) }).toEqual(before);
+    expect({
+      rows: await rows(),
+      applied: await applied(),
+      checkpoint: await loadCheckpoint(t.database.db, projection.name),
+    }).toEqual(before);
 
     failOn.delete(poison.id);
     expect(await catchUpUntil(caughtUp)).toBe(2);
-    expect((await rows()).find((r) => r.stream_id === stream)).toMatchObject({ events: 2, types: 'counted,poison' });
+    expect((await rows()).find((r) => r.stream_id === stream)).toMatchObject({
+      events: 2,
+      types: 'counted,poison',
+    });
   });
 
   it('never applies an event twice when two runners share the database', async () => {
     const other = backend.kind === 'postgres' ? (await t.connect!()).db : t.database.db;
-    const runners = [runner, new ProjectionRunner(other, new EventStore(other), [streamCounts(failOn)], { batchSize: 7 })];
+    const runners = [
+      runner,
+      new ProjectionRunner(other, new EventStore(other), [streamCounts(failOn)], { batchSize: 7 }),
+    ];
     await catchUpUntil(caughtUp);
     const start = await applied();
     const total = 120;
     let appendsDone = false;
     const appending = (async () => {
       for (let i = 0; i < total; i += 10) {
-        await Promise.all(Array.from({ length: 10 }, () => store.append(uniqueStream(), [newEvent('counted')], { expectedVersion: 'no_stream' })));
+        await Promise.all(
+          Array.from({ length: 10 }, () =>
+            store.append(uniqueStream(), [newEvent('counted')], { expectedVersion: 'no_stream' }),
+          ),
+        );
       }
       appendsDone = true;
     })();

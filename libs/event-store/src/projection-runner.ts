@@ -32,7 +32,12 @@ export class ProjectionRunner {
   /** One run at a time per instance: catchUp, rebuild and the poll loop queue here. */
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(db: Kysely<EventStoreDatabase>, store: EventStore, projections: readonly Projection[], options: ProjectionRunnerOptions = {}) {
+  constructor(
+    db: Kysely<EventStoreDatabase>,
+    store: EventStore,
+    projections: readonly Projection[],
+    options: ProjectionRunnerOptions = {},
+  ) {
     this.#db = db;
     this.#store = store;
     this.#projections = byName(projections);
@@ -112,7 +117,11 @@ export class ProjectionRunner {
     });
   }
 
-  async #applyAll(trx: Transaction<EventStoreDatabase>, projection: Projection, events: StoredEvent[]): Promise<void> {
+  async #applyAll(
+    trx: Transaction<EventStoreDatabase>,
+    projection: Projection,
+    events: StoredEvent[],
+  ): Promise<void> {
     const handles = projection.handles ? new Set(projection.handles) : undefined;
     for (const event of events) {
       if (handles && !handles.has(event.type)) continue;
@@ -127,7 +136,11 @@ export class ProjectionRunner {
   }
 }
 
-async function guard(projection: Projection, position: number | undefined, fn: () => Promise<void>): Promise<void> {
+async function guard(
+  projection: Projection,
+  position: number | undefined,
+  fn: () => Promise<void>,
+): Promise<void> {
   try {
     await fn();
   } catch (error) {
@@ -138,13 +151,15 @@ async function guard(projection: Projection, position: number | undefined, fn: (
 function byName(projections: readonly Projection[]): ReadonlyMap<string, Projection> {
   const map = new Map<string, Projection>();
   for (const projection of projections) {
-    if (map.has(projection.name)) throw new InvalidArgumentError(`two projections are named ${projection.name}`);
+    if (map.has(projection.name))
+      throw new InvalidArgumentError(`two projections are named ${projection.name}`);
     map.set(projection.name, projection);
   }
   return map;
 }
 
 function positiveInteger(name: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value <= 0) throw new InvalidArgumentError(`ProjectionRunner ${name} must be a positive integer, got ${value}`);
+  if (!Number.isSafeInteger(value) || value <= 0)
+    throw new InvalidArgumentError(`ProjectionRunner ${name} must be a positive integer, got ${value}`);
   return value;
 }

@@ -24,7 +24,11 @@ describe('readAll on postgres: late commits are never skipped', () => {
   async function tailAll(from: Checkpoint): Promise<{ events: StoredEvent[]; checkpoint: Checkpoint }> {
     const events: StoredEvent[] = [];
     let checkpoint = from;
-    for (let page = await store.readAll(checkpoint, 100); page.events.length > 0; page = await store.readAll(checkpoint, 100)) {
+    for (
+      let page = await store.readAll(checkpoint, 100);
+      page.events.length > 0;
+      page = await store.readAll(checkpoint, 100)
+    ) {
       events.push(...page.events);
       checkpoint = page.checkpoint;
     }
@@ -40,7 +44,11 @@ describe('readAll on postgres: late commits are never skipped', () => {
 
     // T1, on its own connection: insert, then hold the transaction open.
     const t1 = second.db.transaction().execute(async (trx) => {
-      await appendInTransaction(trx, { streamId: uniqueStream(), events: [early], options: { expectedVersion: 'any' } }, false);
+      await appendInTransaction(
+        trx,
+        { streamId: uniqueStream(), events: [early], options: { expectedVersion: 'any' } },
+        false,
+      );
       inserted.resolve();
       await commit.promise;
     });

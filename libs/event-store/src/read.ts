@@ -25,7 +25,11 @@ function selectEvents(db: Executor) {
     .select(['position', 'id', 'stream_id', 'version', 'type', 'payload', 'metadata', 'recorded_at']);
 }
 
-export async function readStreamEvents(db: Executor, streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
+export async function readStreamEvents(
+  db: Executor,
+  streamId: string,
+  options: ReadStreamOptions = {},
+): Promise<StoredEvent[]> {
   let query = selectEvents(db).where('stream_id', '=', streamId).orderBy('version');
   if (options.afterVersion !== undefined) query = query.where('version', '>', options.afterVersion);
   if (options.afterPosition !== undefined) query = query.where('position', '>', options.afterPosition);
@@ -56,13 +60,18 @@ export async function readAllEvents(db: Executor, after: Checkpoint, limit: numb
   const rows = await selectEvents(db)
     // Aliased apart: ORDER BY a name that is also an output column sorts by the output (text!).
     .select(sql<string>`events.transaction_id::text`.as('transaction_text'))
-    .where(sql<boolean>`(events.transaction_id, events.position) > (${after.transactionId}::xid8, ${after.position}::bigint)`)
+    .where(
+      sql<boolean>`(events.transaction_id, events.position) > (${after.transactionId}::xid8, ${after.position}::bigint)`,
+    )
     .where(sql<boolean>`events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
     .orderBy('events.transaction_id')
     .orderBy('events.position')
     .limit(limit)
     .execute();
-  const checkpoints = rows.map((row) => ({ transactionId: row.transaction_text, position: toPosition(row.position) }));
+  const checkpoints = rows.map((row) => ({
+    transactionId: row.transaction_text,
+    position: toPosition(row.position),
+  }));
   return {
     events: rows.map((row) => toStoredEvent(row)),
     checkpoint: checkpoints[checkpoints.length - 1] ?? after,
@@ -72,7 +81,10 @@ export async function readAllEvents(db: Executor, after: Checkpoint, limit: numb
 
 export async function readEventsAt(db: Executor, positions: readonly number[]): Promise<StoredEvent[]> {
   if (positions.length === 0) return [];
-  const rows = await selectEvents(db).where('position', 'in', [...positions]).orderBy('position').execute();
+  const rows = await selectEvents(db)
+    .where('position', 'in', [...positions])
+    .orderBy('position')
+    .execute();
   return rows.map((row) => toStoredEvent(row));
 }
 

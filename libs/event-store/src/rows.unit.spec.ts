@@ -11,10 +11,35 @@ describe('row normalization', () => {
   });
 
   it('maps an events row to a StoredEvent the same way for both drivers', () => {
-    const common = { id: 'e1', stream_id: 'run-1', type: 't', payload: [1], metadata: { correlationId: 'c' } };
-    const fromPg = toStoredEvent({ ...common, position: '12', version: 3, recorded_at: new Date('2026-01-02T03:04:05.678Z') });
-    const fromPglite = toStoredEvent({ ...common, position: 12, version: 3, recorded_at: '2026-01-02T03:04:05.678+00:00' });
-    expect(fromPg).toEqual({ position: 12, id: 'e1', streamId: 'run-1', version: 3, type: 't', payload: [1], metadata: { correlationId: 'c' }, timestamp: '2026-01-02T03:04:05.678Z' });
+    const common = {
+      id: 'e1',
+      stream_id: 'run-1',
+      type: 't',
+      payload: [1],
+      metadata: { correlationId: 'c' },
+    };
+    const fromPg = toStoredEvent({
+      ...common,
+      position: '12',
+      version: 3,
+      recorded_at: new Date('2026-01-02T03:04:05.678Z'),
+    });
+    const fromPglite = toStoredEvent({
+      ...common,
+      position: 12,
+      version: 3,
+      recorded_at: '2026-01-02T03:04:05.678+00:00',
+    });
+    expect(fromPg).toEqual({
+      position: 12,
+      id: 'e1',
+      streamId: 'run-1',
+      version: 3,
+      type: 't',
+      payload: [1],
+      metadata: { correlationId: 'c' },
+      timestamp: '2026-01-02T03:04:05.678Z',
+    });
     expect(fromPglite).toEqual(fromPg);
   });
 

@@ -54,7 +54,13 @@ export const pgliteBackend: Backend = {
 export const backends: readonly Backend[] = [postgresBackend, pgliteBackend];
 
 export function newEvent(type = 'thing_happened', payload: unknown = { n: 1 }, timestamp?: string): NewEvent {
-  return { id: randomUUID(), type, payload, metadata: { correlationId: 'corr-1', producer: 'spec' }, timestamp };
+  return {
+    id: randomUUID(),
+    type,
+    payload,
+    metadata: { correlationId: 'corr-1', producer: 'spec' },
+    timestamp,
+  };
 }
 
 export function uniqueStream(prefix = 'run'): string {
@@ -62,7 +68,10 @@ export function uniqueStream(prefix = 'run'): string {
 }
 
 /** Polls until the condition holds (never a fixed sleep). */
-export async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+export async function waitFor(
+  condition: () => Promise<boolean> | boolean,
+  timeoutMs = 10_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error('condition not met in time');
@@ -81,7 +90,9 @@ export function deferred<T = void>(): Deferred<T> {
   return { promise, resolve };
 }
 
-export function capturingLogger(): StoreLogger & { warnings: Array<{ msg: string; data?: Record<string, unknown> }> } {
+export function capturingLogger(): StoreLogger & {
+  warnings: Array<{ msg: string; data?: Record<string, unknown> }>;
+} {
   const warnings: Array<{ msg: string; data?: Record<string, unknown> }> = [];
   return {
     warnings,

@@ -1,5 +1,10 @@
 export { createSafeAjv } from './safe-ajv';
-export { compileSafePattern, MAX_PATTERN_PROGRAM_SIZE, type SafePattern, type SafePatternIssueCode } from './regex/safe-regexp';
+export {
+  compileSafePattern,
+  MAX_PATTERN_PROGRAM_SIZE,
+  type SafePattern,
+  type SafePatternIssueCode,
+} from './regex/safe-regexp';
 export { MAX_PATTERN_LENGTH } from './regex/ecma-pattern';
 export {
   UNTRUSTED_SCHEMA_LIMITS,

@@ -22,11 +22,16 @@ export interface ConstraintEvaluation {
 export const constraintIdOf = (c: ConstraintSpec, index: number) => c.constraintId ?? `constraint_${index}`;
 
 /** Evaluate every constraint of the output contract on a final output. */
-export function evaluateConstraints(output: unknown, constraints: readonly ConstraintSpec[]): ConstraintEvaluation {
+export function evaluateConstraints(
+  output: unknown,
+  constraints: readonly ConstraintSpec[],
+): ConstraintEvaluation {
   const results = constraints.map((c, index): ConstraintOutcome => {
     const evaluated = evaluateRule(c.expr, output);
     const base = { constraintId: constraintIdOf(c, index), level: c.level };
-    return evaluated.ok ? { ...base, holds: truthy(evaluated.value) } : { ...base, holds: false, error: evaluated.error };
+    return evaluated.ok
+      ? { ...base, holds: truthy(evaluated.value) }
+      : { ...base, holds: false, error: evaluated.error };
   });
   let total = 0;
   let met = 0;

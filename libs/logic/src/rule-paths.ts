@@ -9,7 +9,8 @@ const ITEM_SCOPED = new Set(['map', 'filter', 'all', 'none', 'some', 'reduce']);
 const MAX_DEPTH = 256;
 
 type Rule = Record<string, unknown>;
-const isRule = (v: unknown): v is Rule => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1;
+const isRule = (v: unknown): v is Rule =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1;
 const argsOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : [v]);
 
 /** The data paths (dot-separated, non-empty) a rule reads at the top level of its data. */
@@ -36,7 +37,12 @@ function collect(node: unknown, found: Set<string>, depth: number): void {
   if (!isRule(node)) return;
   const [op, raw] = Object.entries(node)[0];
   const args = argsOf(raw);
-  const path = (a: unknown) => (typeof a === 'string' && a !== '' ? (found.add(a), true) : typeof a === 'number' ? (found.add(String(a)), true) : false);
+  const path = (a: unknown) =>
+    typeof a === 'string' && a !== ''
+      ? (found.add(a), true)
+      : typeof a === 'number'
+        ? (found.add(String(a)), true)
+        : false;
   if (op === 'var') {
     if (!path(args[0])) collect(args[0], found, depth + 1);
     collect(args.slice(1), found, depth + 1);

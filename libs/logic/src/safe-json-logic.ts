@@ -21,7 +21,8 @@ function install(): typeof jsonLogic {
 
 function readVar(data: unknown, path: unknown, fallback: unknown): unknown {
   const key = Array.isArray(path) ? path[0] : path;
-  const otherwise = Array.isArray(path) && path.length > 1 ? path[1] : fallback === undefined ? null : fallback;
+  const otherwise =
+    Array.isArray(path) && path.length > 1 ? path[1] : fallback === undefined ? null : fallback;
   if (key === undefined || key === null || key === '') return data;
   let current = data;
   for (const segment of String(key).split('.')) {

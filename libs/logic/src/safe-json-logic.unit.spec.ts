@@ -2,12 +2,26 @@ import { evaluateConstraints, evaluateRule } from './index';
 
 describe('safe JSONLogic', () => {
   it('evaluates ordinary rules', () => {
-    expect(evaluateRule({ '>=': [{ var: 'qaFindings.overallScore' }, 0.8] }, { qaFindings: { overallScore: 0.9 } })).toEqual({ ok: true, value: true });
-    expect(evaluateRule({ '==': [{ var: 'copyVariants.length' }, 2] }, { copyVariants: [1, 2] })).toEqual({ ok: true, value: true });
+    expect(
+      evaluateRule(
+        { '>=': [{ var: 'qaFindings.overallScore' }, 0.8] },
+        { qaFindings: { overallScore: 0.9 } },
+      ),
+    ).toEqual({ ok: true, value: true });
+    expect(evaluateRule({ '==': [{ var: 'copyVariants.length' }, 2] }, { copyVariants: [1, 2] })).toEqual({
+      ok: true,
+      value: true,
+    });
     expect(evaluateRule({ var: ['missing.path', 'dflt'] }, {})).toEqual({ ok: true, value: 'dflt' });
   });
 
-  it.each([['constructor'], ['__proto__'], ['copyVariants.constructor'], ['a.toString'], ['copyVariants.map']])('never reads the inherited %s', (path) => {
+  it.each([
+    ['constructor'],
+    ['__proto__'],
+    ['copyVariants.constructor'],
+    ['a.toString'],
+    ['copyVariants.map'],
+  ])('never reads the inherited %s', (path) => {
     const result = evaluateRule({ var: path }, { a: {}, copyVariants: [] });
     expect(result.ok ? result.value : null).toBeNull();
   });
@@ -27,7 +41,13 @@ describe('safe JSONLogic', () => {
   });
 
   const elsewhere = [
-    's.0', 's.toString', 's.length.toFixed', 's.constructor', 's.__proto__', 'n.length', 'b.length',
+    's.0',
+    's.toString',
+    's.length.toFixed',
+    's.constructor',
+    's.__proto__',
+    'n.length',
+    'b.length',
   ];
   it.each(elsewhere.map((p) => [p]))('reads nothing else of a string or scalar: %s', (path) => {
     // Refused by the validator (forbidden segments) or ended on the default: never read either way.

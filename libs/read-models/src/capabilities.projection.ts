@@ -20,13 +20,20 @@ export const capabilitiesProjection: Projection = {
           updated_at: event.timestamp,
         })
         .onConflict((oc) =>
-          oc.columns(['capability_id', 'instance_id']).doUpdateSet({ registration: JSON.stringify(p.registration), status: 'active', updated_at: event.timestamp }),
+          oc.columns(['capability_id', 'instance_id']).doUpdateSet({
+            registration: JSON.stringify(p.registration),
+            status: 'active',
+            updated_at: event.timestamp,
+          }),
         )
         .execute();
     } else if (event.type === 'capability_status_changed' || event.type === 'capability_deregistered') {
       const p = event.payload as EventPayload<'capability_status_changed'>;
       const status = event.type === 'capability_deregistered' ? 'deregistered' : p.status;
-      let query = db.updateTable('capabilities').set({ status, updated_at: event.timestamp }).where('capability_id', '=', p.capabilityId);
+      let query = db
+        .updateTable('capabilities')
+        .set({ status, updated_at: event.timestamp })
+        .where('capability_id', '=', p.capabilityId);
       if (p.instanceId) query = query.where('instance_id', '=', p.instanceId);
       await query.execute();
     }

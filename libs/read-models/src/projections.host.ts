@@ -12,7 +12,10 @@ const hosts = new WeakMap<EventStore, ProjectionRunner>();
 export function projectionsFor(db: Kysely<EventStoreDatabase>, store: EventStore): ProjectionRunner {
   let runner = hosts.get(store);
   if (!runner) {
-    runner = new ProjectionRunner(db, store, [runsProjection, capabilitiesProjection], { batchSize: 500, pollMs: 250 });
+    runner = new ProjectionRunner(db, store, [runsProjection, capabilitiesProjection], {
+      batchSize: 500,
+      pollMs: 250,
+    });
     hosts.set(store, runner);
   }
   return runner;

@@ -24,7 +24,8 @@ export const runsProjection: Projection = {
   },
   async reset(trx) {
     const db = trx.withTables<ReadModelDatabase>();
-    for (const table of ['hitl_requests', 'run_outputs', 'plan_nodes', 'plan_versions', 'runs'] as const) await db.deleteFrom(table).execute();
+    for (const table of ['hitl_requests', 'run_outputs', 'plan_nodes', 'plan_versions', 'runs'] as const)
+      await db.deleteFrom(table).execute();
   },
 };
 
@@ -41,27 +42,60 @@ const APPLY: Record<string, Apply> = {
   },
   node_start: async (db, runId, event) => {
     const p = event.payload as EventPayload<'node_start'>;
-    await setNode(db, runId, p.nodeId, { status: 'running', attempt: p.attempt, error: null }, event.timestamp);
+    await setNode(
+      db,
+      runId,
+      p.nodeId,
+      { status: 'running', attempt: p.attempt, error: null },
+      event.timestamp,
+    );
   },
   node_complete: async (db, runId, event) => {
     const p = event.payload as EventPayload<'node_complete'>;
-    await setNode(db, runId, p.nodeId, { status: 'completed', attempt: p.attempt, output: JSON.stringify(p.output), error: null }, event.timestamp);
+    await setNode(
+      db,
+      runId,
+      p.nodeId,
+      { status: 'completed', attempt: p.attempt, output: JSON.stringify(p.output), error: null },
+      event.timestamp,
+    );
   },
   node_error: async (db, runId, event) => {
     const p = event.payload as EventPayload<'node_error'>;
-    await setNode(db, runId, p.nodeId, { status: p.willRetry ? 'retry_wait' : 'failed', attempt: p.attempt, error: JSON.stringify(p.error) }, event.timestamp);
+    await setNode(
+      db,
+      runId,
+      p.nodeId,
+      { status: p.willRetry ? 'retry_wait' : 'failed', attempt: p.attempt, error: JSON.stringify(p.error) },
+      event.timestamp,
+    );
   },
   hitl_request: async (db, runId, event) => {
     const p = event.payload as EventPayload<'hitl_request'>;
     await db
       .insertInto('hitl_requests')
-      .values({ run_id: runId, request_id: p.requestId, node_id: p.nodeId ?? null, status: 'pending', rationale: p.rationale, decision: null, created_at: event.timestamp, resolved_at: null })
+      .values({
+        run_id: runId,
+        request_id: p.requestId,
+        node_id: p.nodeId ?? null,
+        status: 'pending',
+        rationale: p.rationale,
+        decision: null,
+        created_at: event.timestamp,
+        resolved_at: null,
+      })
       .onConflict((oc) => oc.columns(['run_id', 'request_id']).doNothing())
       .execute();
     // A paused run stays paused; the request waits with it.
-    await db.updateTable('runs').set({ status: 'awaiting_hitl' }).where('run_id', '=', runId).where('status', 'in', ['running', 'planning', 'awaiting_hitl']).execute();
+    await db
+      .updateTable('runs')
+      .set({ status: 'awaiting_hitl' })
+      .where('run_id', '=', runId)
+      .where('status', 'in', ['running', 'planning', 'awaiting_hitl'])
+      .execute();
     // An operator supplies this node's output (human capability or HITL fallback).
-    if (p.nodeId && (p.mode === 'node_output' || (!p.mode && !p.policyId))) await setNode(db, runId, p.nodeId, { status: 'awaiting_hitl' }, event.timestamp);
+    if (p.nodeId && (p.mode === 'node_output' || (!p.mode && !p.policyId)))
+      await setNode(db, runId, p.nodeId, { status: 'awaiting_hitl' }, event.timestamp);
   },
   hitl_resolved: async (db, runId, event) => {
     const p = event.payload as EventPayload<'hitl_resolved'>;
@@ -72,22 +106,50 @@ const APPLY: Record<string, Apply> = {
       .where('request_id', '=', p.requestId)
       .execute();
     // Still waiting while another request is open; a pause is left to run_resumed.
-    const open = await db.selectFrom('hitl_requests').select('request_id').where('run_id', '=', runId).where('status', '=', 'pending').limit(1).execute();
-    if (open.length === 0) await db.updateTable('runs').set({ status: 'running' }).where('run_id', '=', runId).where('status', '=', 'awaiting_hitl').execute();
+    const open = await db
+      .selectFrom('hitl_requests')
+      .select('request_id')
+      .where('run_id', '=', runId)
+      .where('status', '=', 'pending')
+      .limit(1)
+      .execute();
+    if (open.length === 0)
+      await db
+        .updateTable('runs')
+        .set({ status: 'running' })
+        .where('run_id', '=', runId)
+        .where('status', '=', 'awaiting_hitl')
+        .execute();
   },
   run_paused: async (db, runId) => {
     await db.updateTable('runs').set({ status: 'paused' }).where('run_id', '=', runId).execute();
   },
   run_resumed: async (db, runId) => {
     // Back to where the pause found it: waiting for an operator if a request is still open.
-    const open = await db.selectFrom('hitl_requests').select('request_id').where('run_id', '=', runId).where('status', '=', 'pending').limit(1).execute();
-    await db.updateTable('runs').set({ status: open.length ? 'awaiting_hitl' : 'running' }).where('run_id', '=', runId).where('status', '=', 'paused').execute();
+    const open = await db
+      .selectFrom('hitl_requests')
+      .select('request_id')
+      .where('run_id', '=', runId)
+      .where('status', '=', 'pending')
+      .limit(1)
+      .execute();
+    await db
+      .updateTable('runs')
+      .set({ status: open.length ? 'awaiting_hitl' : 'running' })
+      .where('run_id', '=', runId)
+      .where('status', '=', 'paused')
+      .execute();
   },
   complete: async (db, runId, event) => {
     const p = event.payload as EventPayload<'complete'>;
     await db
       .insertInto('run_outputs')
-      .values({ run_id: runId, output: JSON.stringify(p.output), plan_version: p.planVersion, completed_at: event.timestamp })
+      .values({
+        run_id: runId,
+        output: JSON.stringify(p.output),
+        plan_version: p.planVersion,
+        completed_at: event.timestamp,
+      })
       .onConflict((oc) => oc.column('run_id').doNothing())
       .execute();
     await db
@@ -101,7 +163,12 @@ const APPLY: Record<string, Apply> = {
     const diagnostics = p.diagnostics ? JSON.stringify(p.diagnostics) : null;
     await db
       .updateTable('runs')
-      .set({ status: 'failed', failure_code: p.code, failure_reason: p.reason, failure_diagnostics: diagnostics })
+      .set({
+        status: 'failed',
+        failure_code: p.code,
+        failure_reason: p.reason,
+        failure_diagnostics: diagnostics,
+      })
       .where('run_id', '=', runId)
       .execute();
   },
@@ -169,14 +236,37 @@ async function recordPlan(db: Trx, runId: string, accepted: AcceptedPlan, at: st
     })
     .onConflict((oc) => oc.columns(['run_id', 'version']).doNothing())
     .execute();
-  await db.updateTable('runs').set({ plan_version: version, satisfaction_score: score }).where('run_id', '=', runId).execute();
+  await db
+    .updateTable('runs')
+    .set({ plan_version: version, satisfaction_score: score })
+    .where('run_id', '=', runId)
+    .execute();
   // The first plan starts the run; a new version leaves a paused or waiting run as it is (docs/lifecycle.md).
-  await db.updateTable('runs').set({ status: 'running' }).where('run_id', '=', runId).where('status', '=', 'planning').execute();
+  await db
+    .updateTable('runs')
+    .set({ status: 'running' })
+    .where('run_id', '=', runId)
+    .where('status', '=', 'planning')
+    .execute();
   for (const node of plan.nodes) {
     await db
       .insertInto('plan_nodes')
-      .values({ run_id: runId, node_id: node.id, kind: node.kind, capability_id: node.capabilityId ?? null, status: 'pending', attempt: 0, output: null, error: null, updated_at: at })
-      .onConflict((oc) => oc.columns(['run_id', 'node_id']).doUpdateSet({ kind: node.kind, capability_id: node.capabilityId ?? null }))
+      .values({
+        run_id: runId,
+        node_id: node.id,
+        kind: node.kind,
+        capability_id: node.capabilityId ?? null,
+        status: 'pending',
+        attempt: 0,
+        output: null,
+        error: null,
+        updated_at: at,
+      })
+      .onConflict((oc) =>
+        oc
+          .columns(['run_id', 'node_id'])
+          .doUpdateSet({ kind: node.kind, capability_id: node.capabilityId ?? null }),
+      )
       .execute();
   }
 }

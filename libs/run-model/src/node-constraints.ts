@@ -9,7 +9,11 @@ import type { StartedRun } from './run.state';
  * plus its output; each one that does not hold is an error at `/constraints/<id>`. A constraint
  * reading a facet the node cannot see is left to the final output's check.
  */
-export function enforcedConstraintErrors(state: StartedRun, node: PlanNode, output: Record<string, unknown>): OutputIssue[] {
+export function enforcedConstraintErrors(
+  state: StartedRun,
+  node: PlanNode,
+  output: Record<string, unknown>,
+): OutputIssue[] {
   const enforced = new Set(node.enforces ?? []);
   if (enforced.size === 0) return [];
   const data = { ...facetValuesFor(state, node), ...output };
@@ -30,16 +34,33 @@ export function constraintIssue(id: string, spec: ConstraintSpec, evaluationErro
   const rule = JSON.stringify(spec.expr).slice(0, 1_000);
   const why = spec.description ?? spec.rationale;
   const failed = evaluationError ? ` (it could not be evaluated: ${evaluationError})` : '';
-  return { path: `/constraints/${id}`, keyword: 'constraint', message: `hard constraint ${id} does not hold: ${rule}${failed}${why ? ` — ${why}` : ''}`.slice(0, 4_000) };
+  return {
+    path: `/constraints/${id}`,
+    keyword: 'constraint',
+    message: `hard constraint ${id} does not hold: ${rule}${failed}${why ? ` — ${why}` : ''}`.slice(0, 4_000),
+  };
 }
 
 /** The top-level facets a JSONLogic rule reads (the first segment of every `var` path), sorted. */
 export function constraintRoots(expr: unknown): string[] {
-  return [...new Set(varPaths(expr).map((p) => p.split('.')[0]).filter((p) => p.length > 0))].sort();
+  return [
+    ...new Set(
+      varPaths(expr)
+        .map((p) => p.split('.')[0])
+        .filter((p) => p.length > 0),
+    ),
+  ].sort();
 }
 
 /** Operators whose later arguments read each item of the first (their `var`s are item-relative). */
-const ITEM_SCOPED: Readonly<Record<string, readonly number[]>> = { all: [0], some: [0], none: [0], map: [0], filter: [0], reduce: [0, 2] };
+const ITEM_SCOPED: Readonly<Record<string, readonly number[]>> = {
+  all: [0],
+  some: [0],
+  none: [0],
+  map: [0],
+  filter: [0],
+  reduce: [0, 2],
+};
 
 function varPaths(expr: unknown, depth = 0): string[] {
   if (depth > 64) return [];

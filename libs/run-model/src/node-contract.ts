@@ -60,10 +60,19 @@ export function bindingErrors(node: PlanNode, output: unknown): OutputIssue[] {
       validate = compileUntrustedSchema(binding, `plan.nodes.${node.id}.bindings.outputs.${facet}`);
     } catch (error) {
       // Fail closed: a binding that does not compile admits nothing.
-      issues.push({ path: at, keyword: 'binding', message: `the contract binding for ${facet} does not compile: ${(error as Error).message}`.slice(0, 2_000), facet });
+      issues.push({
+        path: at,
+        keyword: 'binding',
+        message: `the contract binding for ${facet} does not compile: ${(error as Error).message}`.slice(
+          0,
+          2_000,
+        ),
+        facet,
+      });
       continue;
     }
-    for (const e of validate(value)) issues.push({ path: `${at}${e.pointer}`, keyword: e.keyword, message: e.message, facet });
+    for (const e of validate(value))
+      issues.push({ path: `${at}${e.pointer}`, keyword: e.keyword, message: e.message, facet });
   }
   return issues;
 }

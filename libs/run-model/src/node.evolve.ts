@@ -5,7 +5,8 @@ import type { ActiveRun, NodeState } from './run.state';
 export function nodeStarted<S extends ActiveRun>(state: S, p: EventPayload<'node_start'>, at: string): S {
   const before = state.nodes[p.nodeId];
   const planned = state.plan?.nodes.find((n) => n.id === p.nodeId)?.capabilityId;
-  const fallback = p.capabilityId && planned && p.capabilityId !== planned ? p.capabilityId : before?.fallbackCapabilityId;
+  const fallback =
+    p.capabilityId && planned && p.capabilityId !== planned ? p.capabilityId : before?.fallbackCapabilityId;
   const fromAttempt = fallback && !before?.fallbackCapabilityId ? p.attempt : before?.fallbackFromAttempt;
   return setNode(state, p.nodeId, {
     status: 'running',
@@ -42,11 +43,25 @@ export function nodeCompleted<S extends ActiveRun>(state: S, p: EventPayload<'no
 export function nodeFailed<S extends ActiveRun>(state: S, p: EventPayload<'node_error'>, at: string): S {
   const before = state.nodes[p.nodeId];
   const retryAt = p.willRetry ? new Date(Date.parse(at) + (p.retryInMs ?? 0)).toISOString() : undefined;
-  let next = setNode(state, p.nodeId, { ...before, status: p.willRetry ? 'retry_wait' : 'failed', attempt: p.attempt, error: p.error, retryAt, output: undefined });
+  let next = setNode(state, p.nodeId, {
+    ...before,
+    status: p.willRetry ? 'retry_wait' : 'failed',
+    attempt: p.attempt,
+    error: p.error,
+    retryAt,
+    output: undefined,
+  });
   for (const id of p.reopens ?? []) {
     const node = state.nodes[id];
     if (node?.status !== 'completed') continue;
-    next = setNode(next, id, { ...node, status: 'pending', output: undefined, error: undefined, retryAt: undefined, reopenedFrom: node.attempt + 1 });
+    next = setNode(next, id, {
+      ...node,
+      status: 'pending',
+      output: undefined,
+      error: undefined,
+      retryAt: undefined,
+      reopenedFrom: node.attempt + 1,
+    });
   }
   return next;
 }
@@ -56,8 +71,15 @@ export function nodeOutputRejected<S extends ActiveRun>(state: S, p: EventPayloa
   if (!p.nodeId || (p.scope !== 'capability_output' && p.scope !== 'final_output')) return state;
   const before = state.nodes[p.nodeId];
   if (!before) return state;
-  const errors = p.errors.map((e) => (e.keyword === undefined ? { path: e.path, message: e.message } : { path: e.path, keyword: e.keyword, message: e.message }));
-  return setNode(state, p.nodeId, { ...before, feedback: { attempt: p.attempt ?? Math.max(before.attempt, 1), errors } });
+  const errors = p.errors.map((e) =>
+    e.keyword === undefined
+      ? { path: e.path, message: e.message }
+      : { path: e.path, keyword: e.keyword, message: e.message },
+  );
+  return setNode(state, p.nodeId, {
+    ...before,
+    feedback: { attempt: p.attempt ?? Math.max(before.attempt, 1), errors },
+  });
 }
 
 export function setNode<S extends ActiveRun>(state: S, nodeId: string, node: NodeState): S {

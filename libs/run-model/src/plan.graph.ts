@@ -72,7 +72,9 @@ export function ancestorsOf(plan: PlanGraph, nodeId: string): Set<string> {
 /** Main-path nodes that depend on a node, directly or not (standby fallback nodes left out). */
 export function descendantsOf(plan: PlanGraph, nodeId: string): Set<string> {
   const standby = new Set(plan.nodes.filter(isStandby).map((n) => n.id));
-  return reachable(nodeId, (id) => plan.edges.filter((e) => e.from === id && !standby.has(e.to)).map((e) => e.to));
+  return reachable(nodeId, (id) =>
+    plan.edges.filter((e) => e.from === id && !standby.has(e.to)).map((e) => e.to),
+  );
 }
 
 function reachable(start: string, next: (id: string) => string[]): Set<string> {

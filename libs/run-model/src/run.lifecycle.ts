@@ -195,7 +195,9 @@ export function withPlanRequest(
  */
 export function withPlanRejected(state: ActiveRun, diagnostics: RunCore['lastDiagnostics']): ActiveRun {
   const next = { ...state, pendingDraft: undefined, lastDiagnostics: diagnostics };
-  return resettle(next, (core) => (core.replan ? { ...core, replan: { ...core.replan, outcome: 'refused' } } : core));
+  return resettle(next, (core) =>
+    core.replan ? { ...core, replan: { ...core.replan, outcome: 'refused' } } : core,
+  );
 }
 
 /** The decided run, with its output, once `complete` is appended. */

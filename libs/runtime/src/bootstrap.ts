@@ -18,7 +18,11 @@ export interface ServiceDefinition {
 }
 
 /** The durable JetStream transport every instance of a service shares. */
-export function eventsTransport(runtime: ServiceRuntime, service: string, concurrency = 16): FlexEventsTransport {
+export function eventsTransport(
+  runtime: ServiceRuntime,
+  service: string,
+  concurrency = 16,
+): FlexEventsTransport {
   return new FlexEventsTransport({
     bus: runtime.bus,
     durable: service,
@@ -27,7 +31,12 @@ export function eventsTransport(runtime: ServiceRuntime, service: string, concur
     // A crashed instance's unacked work goes to another after this; long handlers call working().
     ackWaitMs: 15_000,
     onDeadLetter: async (dead) => {
-      runtime.logger.error('dead letter', { consumer: dead.consumer, eventId: dead.event.id, type: dead.event.type, reason: dead.reason });
+      runtime.logger.error('dead letter', {
+        consumer: dead.consumer,
+        eventId: dead.event.id,
+        type: dead.event.type,
+        reason: dead.reason,
+      });
       await recordDeadLetter(runtime.database.db, dead);
       // A run whose message no handler can take would stay running forever: it fails instead.
       await failRunOfDeadLetter(runtime, dead);
@@ -41,12 +50,18 @@ export function eventsTransport(runtime: ServiceRuntime, service: string, concur
  */
 export async function startDistributedService(definition: ServiceDefinition): Promise<() => Promise<void>> {
   const config = loadConfig();
-  const runtime = await createDistributedRuntime(config, { service: definition.name, migrations: definition.migrations });
+  const runtime = await createDistributedRuntime(config, {
+    service: definition.name,
+    migrations: definition.migrations,
+  });
   const app = await NestFactory.create(definition.module(runtime), { logger: ['error', 'warn'] });
   // Keeps a handler's error code and retryable flag visible to the transport (Nest would hide them).
   app.useGlobalFilters(new FlexEventErrorFilter());
   if (definition.consumesEvents) {
-    app.connectMicroservice({ strategy: eventsTransport(runtime, definition.name, definition.concurrency) }, { inheritAppConfig: true });
+    app.connectMicroservice(
+      { strategy: eventsTransport(runtime, definition.name, definition.concurrency) },
+      { inheritAppConfig: true },
+    );
     await app.startAllMicroservices();
   }
   await app.listen(config.PORT, '0.0.0.0');

@@ -56,7 +56,8 @@ export async function runCommand<S>(options: CommandOptions<S>): Promise<Command
       const next = result.events.reduce(options.evolve, state);
       return { appended: result.duplicate ? [] : result.events, state: next, duplicate: result.duplicate };
     } catch (error) {
-      if ((error as { code?: string }).code !== 'WRONG_EXPECTED_VERSION' || attempt >= maxConflicts) throw error;
+      if ((error as { code?: string }).code !== 'WRONG_EXPECTED_VERSION' || attempt >= maxConflicts)
+        throw error;
       await jitter(attempt);
     }
   }

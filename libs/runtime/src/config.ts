@@ -7,7 +7,10 @@ const ConfigSchema = z.object({
   FLEX_DATA_DIR: z.string().min(1).default('.flex'),
   FLEX_DATABASE_URL: z.string().url().optional(),
   FLEX_NATS_URL: z.string().min(1).optional(),
-  FLEX_NATS_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('flex'),
+  FLEX_NATS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('flex'),
   FLEX_API_TOKENS: z.string().optional(),
   FLEX_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   FLEX_MAX_PLAN_ATTEMPTS: intFromEnv(3),

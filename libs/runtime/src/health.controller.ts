@@ -12,7 +12,11 @@ export class HealthController {
     try {
       await sql`select 1`.execute(this.runtime.database.db);
     } catch (error) {
-      throw new HttpException({ error: { code: 'unhealthy', message: 'database unreachable', details: {} } }, 503, { cause: error });
+      throw new HttpException(
+        { error: { code: 'unhealthy', message: 'database unreachable', details: {} } },
+        503,
+        { cause: error },
+      );
     }
     return { status: 'ok', mode: this.runtime.mode };
   }

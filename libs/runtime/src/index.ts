@@ -7,7 +7,12 @@ export { createDistributedRuntime, createEmbeddedRuntime, type RuntimeOptions } 
 export { runCommand, type CommandOptions, type CommandResult, type DecidedEvent } from './command';
 export { HealthController } from './health.controller';
 export { startDistributedService, eventsTransport, type ServiceDefinition } from './bootstrap';
-export { fetchCapabilitySnapshot, activeRegistrations, type CapabilitySnapshot, type CapabilityView } from './registry.client';
+export {
+  fetchCapabilitySnapshot,
+  activeRegistrations,
+  type CapabilitySnapshot,
+  type CapabilityView,
+} from './registry.client';
 export { runProcess } from './process';
 export {
   DEAD_LETTERED,

@@ -28,7 +28,12 @@ export function createLogger(level: LogLevel, bindings: Record<string, unknown> 
 
 function errorReplacer(_key: string, value: unknown): unknown {
   if (value instanceof Error) {
-    return { name: value.name, message: value.message, code: (value as { code?: unknown }).code, stack: value.stack };
+    return {
+      name: value.name,
+      message: value.message,
+      code: (value as { code?: unknown }).code,
+      stack: value.stack,
+    };
   }
   return value;
 }

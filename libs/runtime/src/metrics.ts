@@ -11,7 +11,12 @@ export function createMetrics(): Metrics {
   const counters = new Map<string, Map<string, number>>();
   const histograms = new Map<string, Map<string, { counts: number[]; sum: number; count: number }>>();
   const key = (labels?: Record<string, string>) =>
-    labels ? Object.keys(labels).sort().map((k) => `${k}="${escape(labels[k])}"`).join(',') : '';
+    labels
+      ? Object.keys(labels)
+          .sort()
+          .map((k) => `${k}="${escape(labels[k])}"`)
+          .join(',')
+      : '';
   return {
     inc(name, labels, by = 1) {
       const series = counters.get(name) ?? new Map<string, number>();
@@ -21,7 +26,9 @@ export function createMetrics(): Metrics {
     observe(name, value, labels) {
       const series = histograms.get(name) ?? new Map();
       const h = series.get(key(labels)) ?? { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
-      BUCKETS.forEach((b, i) => { if (value <= b) h.counts[i]++; });
+      BUCKETS.forEach((b, i) => {
+        if (value <= b) h.counts[i]++;
+      });
       h.sum += value;
       h.count++;
       series.set(key(labels), h);

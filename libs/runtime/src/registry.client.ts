@@ -15,7 +15,11 @@ export interface CapabilitySnapshot {
 }
 
 /** Ask the registry for its live view (request/reply; the registry answers from its read model). */
-export async function fetchCapabilitySnapshot(messaging: Messaging, prefix: string, timeoutMs = 5000): Promise<CapabilitySnapshot> {
+export async function fetchCapabilitySnapshot(
+  messaging: Messaging,
+  prefix: string,
+  timeoutMs = 5000,
+): Promise<CapabilitySnapshot> {
   return messaging.request<CapabilitySnapshot>(registrySubjects(prefix).snapshot, {}, { timeoutMs });
 }
 

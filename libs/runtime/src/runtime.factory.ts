@@ -1,5 +1,11 @@
 import { connect } from 'nats';
-import { InProcessMessaging, NatsEventBus, NatsMessaging, StoreBackedEventBus, type EventBus } from '@flex/bus';
+import {
+  InProcessMessaging,
+  NatsEventBus,
+  NatsMessaging,
+  StoreBackedEventBus,
+  type EventBus,
+} from '@flex/bus';
 import {
   createDatabase,
   createEventLog,
@@ -25,14 +31,21 @@ export interface RuntimeOptions {
  * Distributed mode: Postgres at FLEX_DATABASE_URL, NATS JetStream at FLEX_NATS_URL. Appends are
  * published right after commit; the outbox relay publishes whatever a crash left unpublished.
  */
-export async function createDistributedRuntime(config: FlexConfig, options: RuntimeOptions): Promise<ServiceRuntime> {
+export async function createDistributedRuntime(
+  config: FlexConfig,
+  options: RuntimeOptions,
+): Promise<ServiceRuntime> {
   if (!config.FLEX_DATABASE_URL || !config.FLEX_NATS_URL) {
     throw new Error('distributed mode needs FLEX_DATABASE_URL and FLEX_NATS_URL');
   }
   const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
   const database = await createDatabase({ url: config.FLEX_DATABASE_URL });
   await migrateToLatest(database.db, options.migrations);
-  const nc = await connect({ servers: config.FLEX_NATS_URL, name: `flex-${options.service}`, maxReconnectAttempts: -1 });
+  const nc = await connect({
+    servers: config.FLEX_NATS_URL,
+    name: `flex-${options.service}`,
+    maxReconnectAttempts: -1,
+  });
   const bus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
   const messaging = new NatsMessaging(nc);
   // Runs after an append has committed, so `store` exists by then.
@@ -41,9 +54,19 @@ export async function createDistributedRuntime(config: FlexConfig, options: Runt
     await store.markPublished(events.map((e) => e.position));
   };
   const store = new EventStore(database.db, { outbox: true, afterCommit: publish });
-  const relay = new OutboxRelay(database.db, store, publish, { intervalMs: 1000, minAgeMs: 2000, batchSize: 500 });
+  const relay = new OutboxRelay(database.db, store, publish, {
+    intervalMs: 1000,
+    minAgeMs: 2000,
+    batchSize: 500,
+  });
   relay.start();
-  const runtime = baseRuntime('distributed', config, options.service, { database, store, bus, messaging, logger });
+  const runtime = baseRuntime('distributed', config, options.service, {
+    database,
+    store,
+    bus,
+    messaging,
+    logger,
+  });
   runtime.onClose(() => nc.close());
   runtime.onClose(() => database.close());
   runtime.onClose(() => bus.close());
@@ -57,10 +80,15 @@ export async function createDistributedRuntime(config: FlexConfig, options: Runt
  * consumers tail the event store from persisted checkpoints, and in-process messaging.
  * FLEX_DATABASE_URL / FLEX_NATS_URL, when set, swap in the real servers.
  */
-export async function createEmbeddedRuntime(config: FlexConfig, options: RuntimeOptions & { dataDir?: string | null }): Promise<ServiceRuntime> {
+export async function createEmbeddedRuntime(
+  config: FlexConfig,
+  options: RuntimeOptions & { dataDir?: string | null },
+): Promise<ServiceRuntime> {
   const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
-  const dataDir = options.dataDir === null ? undefined : options.dataDir ?? `${config.FLEX_DATA_DIR}/pg`;
-  const database = await createDatabase(config.FLEX_DATABASE_URL ? { url: config.FLEX_DATABASE_URL } : { dataDir });
+  const dataDir = options.dataDir === null ? undefined : (options.dataDir ?? `${config.FLEX_DATA_DIR}/pg`);
+  const database = await createDatabase(
+    config.FLEX_DATABASE_URL ? { url: config.FLEX_DATABASE_URL } : { dataDir },
+  );
   await migrateToLatest(database.db, options.migrations);
   let bus: EventBus;
   let store: EventStore;
@@ -78,7 +106,13 @@ export async function createEmbeddedRuntime(config: FlexConfig, options: Runtime
     bus = storeBus;
     messaging = new InProcessMessaging();
   }
-  const runtime = baseRuntime('embedded', config, options.service, { database, store, bus, messaging, logger });
+  const runtime = baseRuntime('embedded', config, options.service, {
+    database,
+    store,
+    bus,
+    messaging,
+    logger,
+  });
   runtime.onClose(() => database.close());
   if (nc) runtime.onClose(() => nc.close());
   runtime.onClose(() => bus.close());

@@ -62,10 +62,14 @@ function installNatsServer(): string {
         'install it (e.g. `apt-get install nats-server`) or set FLEX_TEST_NATS_URL to a running server with JetStream',
     );
   }
-  const result = spawnSync('sh', ['-c', 'apt-get update && apt-get install -y nats-server'], { stdio: 'inherit' });
+  const result = spawnSync('sh', ['-c', 'apt-get update && apt-get install -y nats-server'], {
+    stdio: 'inherit',
+  });
   const found = findNatsServer();
   if (result.status !== 0 || !found) {
-    throw new Error(`installing nats-server with apt-get failed (exit ${result.status}); set FLEX_TEST_NATS_URL instead`);
+    throw new Error(
+      `installing nats-server with apt-get failed (exit ${result.status}); set FLEX_TEST_NATS_URL instead`,
+    );
   }
   return found;
 }
@@ -76,7 +80,9 @@ function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -108,7 +114,9 @@ async function waitUntilReady(url: string, child: ChildProcess, log: () => strin
       await new Promise((r) => setTimeout(r, 100));
     }
   }
-  throw new Error(`nats-server at ${url} did not accept JetStream requests in ${READY_TIMEOUT_MS}ms: ${String(lastError)}\n${log()}`);
+  throw new Error(
+    `nats-server at ${url} did not accept JetStream requests in ${READY_TIMEOUT_MS}ms: ${String(lastError)}\n${log()}`,
+  );
 }
 
 async function kill(child: ChildProcess): Promise<void> {

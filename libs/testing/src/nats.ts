@@ -5,7 +5,12 @@ import { randomBytes } from 'node:crypto';
  * [a-z0-9_] so it is also a valid JetStream stream name. Give each spec file its own.
  */
 export function testPrefix(label: string): string {
-  const safe = label.toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 24) || 'spec';
+  const safe =
+    label
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '_')
+      .replace(/^_+|_+$/g, '')
+      .slice(0, 24) || 'spec';
   return `t_${safe}_${randomBytes(4).toString('hex')}`;
 }
 

@@ -32,7 +32,11 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
   const hanging = new Set<ServerResponse>();
-  let fallback: (req: RecordedRequest) => ScriptedReply = () => ({ kind: 'status', status: 500, body: { error: { message: 'no scripted reply' } } });
+  let fallback: (req: RecordedRequest) => ScriptedReply = () => ({
+    kind: 'status',
+    status: 500,
+    body: { error: { message: 'no scripted reply' } },
+  });
   const server: Server = createServer((req, res) => void handle(req, res));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -40,14 +44,18 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const path = (req.url ?? '').split('?')[0];
     if (req.method !== 'POST' || !/\/chat\/completions$/.test(path)) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'not found' } }));
       return;
     }
     let body: unknown;
     try {
       body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     } catch {
-      res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'invalid JSON body' } }));
+      res
+        .writeHead(400, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: 'invalid JSON body' } }));
       return;
     }
     const recorded = { path, headers: req.headers, body };
@@ -59,12 +67,15 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
         res.on('close', () => hanging.delete(res));
         return;
       case 'status':
-        res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify(reply.body ?? { error: { message: `status ${reply.status}` } }));
+        res
+          .writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers })
+          .end(JSON.stringify(reply.body ?? { error: { message: `status ${reply.status}` } }));
         return;
       case 'text':
       case 'json': {
         const content = reply.kind === 'json' ? JSON.stringify(reply.content) : reply.content;
-        const usage = reply.kind === 'json' && reply.usage ? reply.usage : { prompt_tokens: 100, completion_tokens: 50 };
+        const usage =
+          reply.kind === 'json' && reply.usage ? reply.usage : { prompt_tokens: 100, completion_tokens: 50 };
         res.writeHead(200, { 'content-type': 'application/json' }).end(
           JSON.stringify({
             id: `chatcmpl-${requests.length}`,

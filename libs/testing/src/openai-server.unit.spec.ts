@@ -8,10 +8,17 @@ describe('local OpenAI-compatible server', () => {
   afterEach(() => server.close());
 
   const ask = () =>
-    fetch(`${server.baseUrl}/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }) });
+    fetch(`${server.baseUrl}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }),
+    });
 
   it('answers scripted replies in order and records requests', async () => {
-    server.enqueue({ kind: 'json', content: { a: 1 } }, { kind: 'status', status: 429, headers: { 'retry-after': '1' } });
+    server.enqueue(
+      { kind: 'json', content: { a: 1 } },
+      { kind: 'status', status: 429, headers: { 'retry-after': '1' } },
+    );
     const first = (await (await ask()).json()) as any;
     expect(JSON.parse(first.choices[0].message.content)).toEqual({ a: 1 });
     const second = await ask();
@@ -22,6 +29,12 @@ describe('local OpenAI-compatible server', () => {
 
   it('can hang until the client gives up', async () => {
     server.enqueue({ kind: 'hang' });
-    await expect(fetch(`${server.baseUrl}/chat/completions`, { method: 'POST', body: '{}', signal: AbortSignal.timeout(100) })).rejects.toThrow();
+    await expect(
+      fetch(`${server.baseUrl}/chat/completions`, {
+        method: 'POST',
+        body: '{}',
+        signal: AbortSignal.timeout(100),
+      }),
+    ).rejects.toThrow();
   });
 });

@@ -31,7 +31,18 @@ export async function startPostgres(): Promise<PostgresServer> {
   let reaper: { kill(): void } | undefined;
   try {
     if (asRoot) await chownTree(dir);
-    await exec(asRoot, join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    await exec(asRoot, join(bin, 'initdb'), [
+      '-D',
+      data,
+      '-U',
+      'postgres',
+      '-A',
+      'trust',
+      '-E',
+      'UTF8',
+      '--locale=C',
+      '--no-sync',
+    ]);
     const port = await freePort();
     const options = [
       `-c listen_addresses=127.0.0.1 -p ${port}`,
@@ -40,8 +51,21 @@ export async function startPostgres(): Promise<PostgresServer> {
       '-c max_connections=200',
     ].join(' ');
     const log = join(dir, 'server.log');
-    await exec(asRoot, join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-o', options, '-w', '-t', '60', 'start']).catch(async (error: unknown) => {
-      throw new Error(`postgres did not start: ${String(error)}\n${await readFile(log, 'utf8').catch(() => '')}`);
+    await exec(asRoot, join(bin, 'pg_ctl'), [
+      '-D',
+      data,
+      '-l',
+      log,
+      '-o',
+      options,
+      '-w',
+      '-t',
+      '60',
+      'start',
+    ]).catch(async (error: unknown) => {
+      throw new Error(
+        `postgres did not start: ${String(error)}\n${await readFile(log, 'utf8').catch(() => '')}`,
+      );
     });
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
     reaper = startReaper(asRoot, bin, data, dir);
@@ -80,10 +104,14 @@ function startReaper(asRoot: boolean, bin: string, data: string, dir: string): {
     `${runAs}"$2" -D "$3" -m immediate -w stop >/dev/null 2>&1`,
     'rm -rf "$4"',
   ].join('\n');
-  const child = spawn('sh', ['-c', script, 'flex-pg-reaper', String(process.pid), join(bin, 'pg_ctl'), data, dir], {
-    detached: true,
-    stdio: 'ignore',
-  });
+  const child = spawn(
+    'sh',
+    ['-c', script, 'flex-pg-reaper', String(process.pid), join(bin, 'pg_ctl'), data, dir],
+    {
+      detached: true,
+      stdio: 'ignore',
+    },
+  );
   child.unref();
   return { kill: () => void child.kill() };
 }
@@ -163,7 +191,8 @@ async function waitForConnection(url: string, timeoutMs = 30_000): Promise<void>
       await client.query('select 1');
       return;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`postgres at ${url} did not accept connections: ${String(error)}`);
+      if (Date.now() > deadline)
+        throw new Error(`postgres at ${url} did not accept connections: ${String(error)}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     } finally {
       await client.end().catch(() => undefined);

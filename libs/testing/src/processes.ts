@@ -11,8 +11,17 @@ export interface ManagedProcess {
 }
 
 /** Start a node process of ours with extra env; its output is kept for diagnostics. */
-export function startNodeProcess(name: string, script: string, env: Record<string, string>, cwd = process.cwd()): ManagedProcess {
-  const child = spawn(process.execPath, [script], { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startNodeProcess(
+  name: string,
+  script: string,
+  env: Record<string, string>,
+  cwd = process.cwd(),
+): ManagedProcess {
+  const child = spawn(process.execPath, [script], {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const keep = (chunk: Buffer) => {
     out += chunk.toString();
@@ -45,7 +54,11 @@ export async function freePort(): Promise<number> {
 }
 
 /** Poll until `check` resolves truthy, or fail after `timeoutMs` with `describe()` in the message. */
-export async function waitFor<T>(check: () => Promise<T | undefined | false>, timeoutMs: number, describe: () => string = () => ''): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false>,
+  timeoutMs: number,
+  describe: () => string = () => '',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (let delay = 20; Date.now() < deadline; delay = Math.min(delay * 2, 250)) {
@@ -57,7 +70,9 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false>, ti
     }
     await new Promise((r) => setTimeout(r, delay));
   }
-  throw new Error(`timed out after ${timeoutMs} ms${lastError ? ` (last error: ${(lastError as Error).message})` : ''}\n${describe()}`);
+  throw new Error(
+    `timed out after ${timeoutMs} ms${lastError ? ` (last error: ${(lastError as Error).message})` : ''}\n${describe()}`,
+  );
 }
 
 /** Wait until GET url answers 200. */

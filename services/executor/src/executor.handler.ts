@@ -5,9 +5,23 @@ import type { CapabilityRegistration, EventPayload, PlanNode } from '@flex/contr
 import type { StoredEvent } from '@flex/event-store';
 import { defaultFacetCompiler } from '@flex/facets';
 import {
-  evolveRun, initialRunState, isTerminal, nodeOutputErrors, runMetadata, type OutputIssue, type RunLimits, type RunState, type StartedRun,
+  evolveRun,
+  initialRunState,
+  isTerminal,
+  nodeOutputErrors,
+  runMetadata,
+  type OutputIssue,
+  type RunLimits,
+  type RunState,
+  type StartedRun,
 } from '@flex/run-model';
-import { activeRegistrations, fetchCapabilitySnapshot, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
+import {
+  activeRegistrations,
+  fetchCapabilitySnapshot,
+  RUNTIME,
+  runCommand,
+  type ServiceRuntime,
+} from '@flex/runtime';
 import { nodeOutputRequest, type AdvanceDecision } from './run/fallback.decide';
 import { buildInvocation } from './run/context-builder';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
@@ -28,8 +42,14 @@ export class ExecutorHandler {
   private readonly limits: RunLimits;
 
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {
-    this.retry = { maxAttempts: runtime.config.FLEX_NODE_MAX_ATTEMPTS, backoffMs: (attempt) => Math.min(250 * 2 ** (attempt - 1), 10_000) };
-    this.limits = { maxReplans: runtime.config.FLEX_MAX_REPLANS, maxHitlRequests: runtime.config.FLEX_MAX_HITL_REQUESTS };
+    this.retry = {
+      maxAttempts: runtime.config.FLEX_NODE_MAX_ATTEMPTS,
+      backoffMs: (attempt) => Math.min(250 * 2 ** (attempt - 1), 10_000),
+    };
+    this.limits = {
+      maxReplans: runtime.config.FLEX_MAX_REPLANS,
+      maxHitlRequests: runtime.config.FLEX_MAX_HITL_REQUESTS,
+    };
   }
 
   /** The first accepted plan: `onStart` policies, the first nodes, and the run's deadline timer. */
@@ -98,8 +118,20 @@ export class ExecutorHandler {
     if ((await this.registration(capabilityId))?.agentType === 'human') {
       await this.command(event, `executor:invoke:${event.id}`, (s) => {
         const current = s.status === 'none' ? undefined : s.nodes[node.id];
-        if (s.status === 'none' || isTerminal(s) || current?.status !== 'running' || current.attempt !== start.attempt) return [];
-        return nodeOutputRequest(s, node, `${capabilityId} is a human capability: an operator supplies the output of ${node.id}`, { limits: this.limits }, { capabilityId, inputs: buildInvocation(s, node, start.attempt, 0).inputs });
+        if (
+          s.status === 'none' ||
+          isTerminal(s) ||
+          current?.status !== 'running' ||
+          current.attempt !== start.attempt
+        )
+          return [];
+        return nodeOutputRequest(
+          s,
+          node,
+          `${capabilityId} is a human capability: an operator supplies the output of ${node.id}`,
+          { limits: this.limits },
+          { capabilityId, inputs: buildInvocation(s, node, start.attempt, 0).inputs },
+        );
       });
       return;
     }
@@ -112,24 +144,39 @@ export class ExecutorHandler {
       clearInterval(heartbeat);
     }
     this.runtime.metrics.observe('flex.node.duration_ms', outcome.durationMs, { capabilityId });
-    await this.command(event, `executor:invoke:${event.id}`, (s) => decideInvocation(s, start.nodeId, start.attempt, outcome, this.retry));
+    await this.command(event, `executor:invoke:${event.id}`, (s) =>
+      decideInvocation(s, start.nodeId, start.attempt, outcome, this.retry),
+    );
   }
 
-  private async invoke(state: StartedRun, node: PlanNode, capabilityId: string, attempt: number): Promise<InvokeOutcome> {
+  private async invoke(
+    state: StartedRun,
+    node: PlanNode,
+    capabilityId: string,
+    attempt: number,
+  ): Promise<InvokeOutcome> {
     const { messaging, prefix, config } = this.runtime;
     const timeoutMs = config.FLEX_AGENT_TIMEOUT_MS;
     const invocation = { ...buildInvocation(state, node, attempt, timeoutMs), capabilityId };
     const started = Date.now();
     let reply: { output?: unknown; usage?: unknown };
     try {
-      reply = await messaging.request<{ output?: unknown; usage?: unknown }>(agentInvokeSubject(prefix, capabilityId), invocation, { timeoutMs });
+      reply = await messaging.request<{ output?: unknown; usage?: unknown }>(
+        agentInvokeSubject(prefix, capabilityId),
+        invocation,
+        { timeoutMs },
+      );
     } catch (error) {
       const e = error as { code?: string; message?: string; retryable?: boolean; details?: unknown };
       const issues = facetIssuesOf(e.details);
       return {
         ok: false,
         durationMs: Date.now() - started,
-        error: { code: e.code ?? 'agent_error', message: (e.message ?? String(error)).slice(0, 8000), retryable: e.retryable !== false },
+        error: {
+          code: e.code ?? 'agent_error',
+          message: (e.message ?? String(error)).slice(0, 8000),
+          retryable: e.retryable !== false,
+        },
         // The SDK checks its own contracts: a refused input or output comes back with the facet issues.
         ...(issues && e.code === 'invalid_output' ? { outputErrors: issues } : {}),
         ...(issues && e.code === 'invalid_input' ? { inputErrors: issues } : {}),
@@ -138,7 +185,16 @@ export class ExecutorHandler {
     const durationMs = Date.now() - started;
     const output = reply?.output;
     if (!output || typeof output !== 'object' || Array.isArray(output)) {
-      return { ok: false, durationMs, error: { code: 'invalid_output', message: 'the agent replied without an output object', retryable: true }, outputErrors: [{ path: '/', message: 'output must be an object' }] };
+      return {
+        ok: false,
+        durationMs,
+        error: {
+          code: 'invalid_output',
+          message: 'the agent replied without an output object',
+          retryable: true,
+        },
+        outputErrors: [{ path: '/', message: 'output must be an object' }],
+      };
     }
     // Facet contract ∧ the caller-contract bindings; the constraints the node enforces are the decider's.
     const errors = nodeOutputErrors(node, output);
@@ -146,12 +202,22 @@ export class ExecutorHandler {
       return {
         ok: false,
         durationMs,
-        error: { code: 'invalid_output', message: `output breaks the node contract: ${errors[0].path} ${errors[0].message}`.slice(0, 8000), retryable: true },
+        error: {
+          code: 'invalid_output',
+          message: `output breaks the node contract: ${errors[0].path} ${errors[0].message}`.slice(0, 8000),
+          retryable: true,
+        },
         outputErrors: errors,
       };
     }
     const provenance = defaultFacetCompiler().compile(node.outputFacets, 'output').provenance;
-    return { ok: true, output: output as Record<string, unknown>, durationMs, provenance, usage: usageOf(reply.usage) };
+    return {
+      ok: true,
+      output: output as Record<string, unknown>,
+      durationMs,
+      provenance,
+      usage: usageOf(reply.usage),
+    };
   }
 
   /**
@@ -161,11 +227,19 @@ export class ExecutorHandler {
    * on the run's state alone, so it needs no key: a second one finds nothing to do).
    */
   private async react(event: StoredEvent, ctx?: FlexEventContext): Promise<void> {
-    const options = (fallbacks?: readonly CapabilityRegistration[]) => ({ limits: this.limits, retry: this.retry, fallbacks });
+    const options = (fallbacks?: readonly CapabilityRegistration[]) => ({
+      limits: this.limits,
+      retry: this.retry,
+      fallbacks,
+    });
     const now = () => this.runtime.clock.now();
-    let outcome = await this.run(event, `executor:advance:${event.id}`, (s, f) => decideReaction(s, event, now(), options(f)));
-    if (outcome.duplicate) outcome = await this.run(event, undefined, (s, f) => decideOnEvent(s, [], now(), options(f)));
-    if (outcome.decision?.wakeInMs !== undefined) ctx?.getDelivery().nak(Math.max(outcome.decision.wakeInMs, 10));
+    let outcome = await this.run(event, `executor:advance:${event.id}`, (s, f) =>
+      decideReaction(s, event, now(), options(f)),
+    );
+    if (outcome.duplicate)
+      outcome = await this.run(event, undefined, (s, f) => decideOnEvent(s, [], now(), options(f)));
+    if (outcome.decision?.wakeInMs !== undefined)
+      ctx?.getDelivery().nak(Math.max(outcome.decision.wakeInMs, 10));
   }
 
   /**
@@ -185,7 +259,8 @@ export class ExecutorHandler {
         return last.events;
       });
     let result = await attempt();
-    if (result.appended.length === 0 && !result.duplicate && last?.needsFallbacks) result = await attempt(await this.activeRegistrations());
+    if (result.appended.length === 0 && !result.duplicate && last?.needsFallbacks)
+      result = await attempt(await this.activeRegistrations());
     for (const e of result.appended) {
       if (e.type === 'complete') this.runtime.metrics.inc('flex.run.status', { status: 'completed' });
       if (e.type === 'run_failed') this.runtime.metrics.inc('flex.run.status', { status: 'failed' });
@@ -193,7 +268,11 @@ export class ExecutorHandler {
     return { decision: last, duplicate: result.duplicate };
   }
 
-  private command(event: StoredEvent, idempotencyKey: string | undefined, decide: (s: RunState) => readonly { type: string; payload: unknown }[]) {
+  private command(
+    event: StoredEvent,
+    idempotencyKey: string | undefined,
+    decide: (s: RunState) => readonly { type: string; payload: unknown }[],
+  ) {
     return runCommand({
       store: this.runtime.store,
       streamId: event.streamId,
@@ -209,9 +288,13 @@ export class ExecutorHandler {
 
   private async activeRegistrations(): Promise<CapabilityRegistration[]> {
     try {
-      return activeRegistrations(await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix, SNAPSHOT_TIMEOUT_MS));
+      return activeRegistrations(
+        await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix, SNAPSHOT_TIMEOUT_MS),
+      );
     } catch (error) {
-      this.runtime.logger.warn('registry snapshot unavailable; no fallback capability this time', { error: String(error) });
+      this.runtime.logger.warn('registry snapshot unavailable; no fallback capability this time', {
+        error: String(error),
+      });
       return [];
     }
   }
@@ -219,7 +302,11 @@ export class ExecutorHandler {
   /** Any registration of the capability, active or not: a human capability need not heartbeat. */
   private async registration(capabilityId: string): Promise<CapabilityRegistration | undefined> {
     try {
-      const snapshot = await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix, SNAPSHOT_TIMEOUT_MS);
+      const snapshot = await fetchCapabilitySnapshot(
+        this.runtime.messaging,
+        this.runtime.prefix,
+        SNAPSHOT_TIMEOUT_MS,
+      );
       return snapshot.capabilities.find((c) => c.registration.capabilityId === capabilityId)?.registration;
     } catch {
       return undefined;
@@ -236,7 +323,11 @@ function usageOf(value: unknown): { tokens?: number; costCents?: number; model?:
   if (!value || typeof value !== 'object') return undefined;
   const u = value as Record<string, unknown>;
   const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : undefined);
-  const usage = { tokens: n(u.tokens), costCents: n(u.costCents), model: typeof u.model === 'string' && u.model.length >= 1 && u.model.length <= 200 ? u.model : undefined };
+  const usage = {
+    tokens: n(u.tokens),
+    costCents: n(u.costCents),
+    model: typeof u.model === 'string' && u.model.length >= 1 && u.model.length <= 200 ? u.model : undefined,
+  };
   const kept = Object.fromEntries(Object.entries(usage).filter(([, v]) => v !== undefined));
   return Object.keys(kept).length ? kept : undefined;
 }
@@ -248,6 +339,13 @@ function facetIssuesOf(details: unknown): OutputIssue[] | undefined {
   return errors.slice(0, 50).map((raw) => {
     const e = (raw ?? {}) as Record<string, unknown>;
     const str = (x: unknown, max: number) => (typeof x === 'string' ? x.slice(0, max) : undefined);
-    return JSON.parse(JSON.stringify({ path: str(e.pointer, 1000) ?? str(e.path, 1000) ?? '/', keyword: str(e.keyword, 200), message: str(e.message, 2000) || 'invalid', facet: str(e.facet, 200) }));
+    return JSON.parse(
+      JSON.stringify({
+        path: str(e.pointer, 1000) ?? str(e.path, 1000) ?? '/',
+        keyword: str(e.keyword, 200),
+        message: str(e.message, 2000) || 'invalid',
+        facet: str(e.facet, 200),
+      }),
+    );
   });
 }

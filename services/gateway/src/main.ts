@@ -6,9 +6,15 @@ import { createGatewayApp } from './http/gateway.app';
 
 async function main(): Promise<() => Promise<void>> {
   const config = loadConfig();
-  const runtime = await createDistributedRuntime(config, { service: 'gateway', migrations: readModelMigrations });
+  const runtime = await createDistributedRuntime(config, {
+    service: 'gateway',
+    migrations: readModelMigrations,
+  });
   const tokens = resolveApiTokens(config.FLEX_API_TOKENS, config.FLEX_DATA_DIR);
-  if (tokens.generated) runtime.logger.warn('FLEX_API_TOKENS is not set; using the admin token in the data directory', { file: `${config.FLEX_DATA_DIR}/api-token` });
+  if (tokens.generated)
+    runtime.logger.warn('FLEX_API_TOKENS is not set; using the admin token in the data directory', {
+      file: `${config.FLEX_DATA_DIR}/api-token`,
+    });
   const app = await createGatewayApp(runtime, tokens);
   await app.listen(config.PORT, '0.0.0.0');
   runtime.logger.info('gateway listening', { port: config.PORT });

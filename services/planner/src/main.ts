@@ -2,4 +2,10 @@ import 'reflect-metadata';
 import { runProcess, startDistributedService } from '@flex/runtime';
 import { PlannerModule } from './planner.module';
 
-runProcess(() => startDistributedService({ name: 'planner', module: (rt) => PlannerModule.forRuntime(rt), consumesEvents: true }));
+runProcess(() =>
+  startDistributedService({
+    name: 'planner',
+    module: (rt) => PlannerModule.forRuntime(rt),
+    consumesEvents: true,
+  }),
+);

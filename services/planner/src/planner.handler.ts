@@ -1,7 +1,12 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { FlexEventContext } from '@flex/bus';
-import { registrySnapshotOf, type EventPayload, type PlannerError, type PlannerOutput } from '@flex/contracts';
+import {
+  registrySnapshotOf,
+  type EventPayload,
+  type PlannerError,
+  type PlannerOutput,
+} from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { evolveRun, initialRunState, runMetadata, type StartedRun } from '@flex/run-model';
 import {

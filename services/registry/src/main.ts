@@ -3,9 +3,11 @@ import { readModelMigrations } from '@flex/read-models';
 import { runProcess, startDistributedService } from '@flex/runtime';
 import { RegistryModule } from './registry.module';
 
-runProcess(() => startDistributedService({
-  name: 'registry',
-  module: (rt) => RegistryModule.forRuntime(rt),
-  consumesEvents: false,
-  migrations: readModelMigrations,
-}));
+runProcess(() =>
+  startDistributedService({
+    name: 'registry',
+    module: (rt) => RegistryModule.forRuntime(rt),
+    consumesEvents: false,
+    migrations: readModelMigrations,
+  }),
+);

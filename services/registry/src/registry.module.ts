@@ -6,7 +6,10 @@ import { PROJECTIONS, REGISTRY_OPTIONS, type RegistryOptions } from './registry.
 
 @Module({})
 export class RegistryModule {
-  static forRuntime(runtime: ServiceRuntime, options: { http?: boolean } & RegistryOptions = {}): DynamicModule {
+  static forRuntime(
+    runtime: ServiceRuntime,
+    options: { http?: boolean } & RegistryOptions = {},
+  ): DynamicModule {
     const projections = projectionsFor(runtime.database.db, runtime.store);
     const { http, ...registryOptions } = options;
     return {

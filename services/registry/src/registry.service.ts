@@ -7,9 +7,23 @@ import { RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
 import { decideCapability, type RegistryCommand } from './capability/capability.decide';
 import { evolveCapability, initialCapabilityState } from './capability/capability.state';
 import { buildSnapshot, type RegistrySnapshot } from './capability/capability.view';
-import { findStaleInstances, lastSeenAt, projectedThrough, touchLiveness } from './capability/liveness.repository';
-import { describeIssues, validateRegistration, type RegistrationIssue } from './capability/registration.validate';
-import { PROJECTIONS, REGISTRY_OPTIONS, type ProjectionCatchUp, type RegistryOptions } from './registry.tokens';
+import {
+  findStaleInstances,
+  lastSeenAt,
+  projectedThrough,
+  touchLiveness,
+} from './capability/liveness.repository';
+import {
+  describeIssues,
+  validateRegistration,
+  type RegistrationIssue,
+} from './capability/registration.validate';
+import {
+  PROJECTIONS,
+  REGISTRY_OPTIONS,
+  type ProjectionCatchUp,
+  type RegistryOptions,
+} from './registry.tokens';
 
 /** The registry refused a registration or a deregistration: the reply names each path and reason. */
 export class RegistrationRejected extends Error {
@@ -56,7 +70,15 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
     this.stops.push(await messaging.serve(subjects.deregister, queue, (req) => this.deregister(req.data)));
     this.stops.push(await messaging.serve(subjects.snapshot, queue, () => this.snapshot()));
     // Every replica sees every heartbeat (Messaging.subscribe has no queue group); touches are idempotent.
-    this.stops.push(await messaging.subscribe(subjects.heartbeat, (req) => void this.heartbeat(req.data).catch((error) => this.runtime.logger.warn('heartbeat failed', { error }))));
+    this.stops.push(
+      await messaging.subscribe(
+        subjects.heartbeat,
+        (req) =>
+          void this.heartbeat(req.data).catch((error) =>
+            this.runtime.logger.warn('heartbeat failed', { error }),
+          ),
+      ),
+    );
     const everyMs = this.options.sweepIntervalMs ?? 1000;
     if (everyMs > 0) {
       this.sweeper = setInterval(() => void this.sweep(), everyMs);
@@ -75,10 +97,19 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
     const check = validateRegistration(body.registration ?? data);
     if (!check.ok) throw new RegistrationRejected(check.issues);
     const registration = check.registration;
-    const instanceId = typeof body.instanceId === 'string' && body.instanceId ? body.instanceId : registration.instanceId ?? 'default';
+    const instanceId =
+      typeof body.instanceId === 'string' && body.instanceId
+        ? body.instanceId
+        : (registration.instanceId ?? 'default');
     const now = this.runtime.clock.now();
     await touchLiveness(this.runtime.database.db, registration.capabilityId, instanceId, now);
-    const { state, appended } = await this.apply(registration.capabilityId, { kind: 'register', registration, registrationHash: contentHash(registration), instanceId, at: now.toISOString() });
+    const { state, appended } = await this.apply(registration.capabilityId, {
+      kind: 'register',
+      registration,
+      registrationHash: contentHash(registration),
+      instanceId,
+      at: now.toISOString(),
+    });
     await this.settle(appended);
     const registeredAt = state.instances[instanceId]?.registeredAt ?? now.toISOString();
     return { ok: true, capabilityId: registration.capabilityId, instanceId, status: 'active', registeredAt };
@@ -87,9 +118,15 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
   /** `{ capabilityId, instanceId }`: refresh liveness, and revive the instance if it had gone inactive. */
   async heartbeat(data: unknown): Promise<void> {
     const { capabilityId, instanceId } = (data ?? {}) as { capabilityId?: unknown; instanceId?: unknown };
-    if (typeof capabilityId !== 'string' || typeof instanceId !== 'string' || !capabilityId || !instanceId) return;
+    if (typeof capabilityId !== 'string' || typeof instanceId !== 'string' || !capabilityId || !instanceId)
+      return;
     // Liveness first, so a sweep running between the two steps cannot expire the instance it revives.
-    const touch = await touchLiveness(this.runtime.database.db, capabilityId, instanceId, this.runtime.clock.now());
+    const touch = await touchLiveness(
+      this.runtime.database.db,
+      capabilityId,
+      instanceId,
+      this.runtime.clock.now(),
+    );
     // Only an instance that is (or, after a silence, may just have been made) inactive needs the
     // event stream; the decider has the last word. A live instance's heartbeat is one query.
     if (touch.status !== 'inactive' && !(touch.status === 'active' && touch.endsSilence)) return;
@@ -98,10 +135,24 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
 
   /** `{ capabilityId, instanceId?, reason? }`: without an instance id, every instance says goodbye. */
   async deregister(data: unknown): Promise<{ ok: true }> {
-    const { capabilityId, instanceId, reason } = (data ?? {}) as { capabilityId?: unknown; instanceId?: unknown; reason?: unknown };
-    if (typeof capabilityId !== 'string' || !capabilityId) throw new RegistrationRejected([{ path: 'capabilityId', code: 'invalid_registration', message: 'capabilityId is required' }]);
-    if (instanceId !== undefined && typeof instanceId !== 'string') throw new RegistrationRejected([{ path: 'instanceId', code: 'invalid_registration', message: 'instanceId must be a string' }]);
-    const { appended } = await this.apply(capabilityId, { kind: 'deregister', instanceId, reason: typeof reason === 'string' ? reason.slice(0, 500) : undefined });
+    const { capabilityId, instanceId, reason } = (data ?? {}) as {
+      capabilityId?: unknown;
+      instanceId?: unknown;
+      reason?: unknown;
+    };
+    if (typeof capabilityId !== 'string' || !capabilityId)
+      throw new RegistrationRejected([
+        { path: 'capabilityId', code: 'invalid_registration', message: 'capabilityId is required' },
+      ]);
+    if (instanceId !== undefined && typeof instanceId !== 'string')
+      throw new RegistrationRejected([
+        { path: 'instanceId', code: 'invalid_registration', message: 'instanceId must be a string' },
+      ]);
+    const { appended } = await this.apply(capabilityId, {
+      kind: 'deregister',
+      instanceId,
+      reason: typeof reason === 'string' ? reason.slice(0, 500) : undefined,
+    });
     await this.settle(appended);
     return { ok: true };
   }
@@ -115,12 +166,14 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
   sweep(): Promise<void> {
     const running =
       this.sweeping ??
-      this.expireStale().then(
-        () => undefined,
-        (error: unknown) => this.runtime.logger.warn('expiry sweep failed', { error }),
-      ).finally(() => {
-        this.sweeping = undefined;
-      });
+      this.expireStale()
+        .then(
+          () => undefined,
+          (error: unknown) => this.runtime.logger.warn('expiry sweep failed', { error }),
+        )
+        .finally(() => {
+          this.sweeping = undefined;
+        });
     this.sweeping = running;
     return running;
   }
@@ -137,10 +190,15 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
     for (const stale of await findStaleInstances(db, now)) {
       const { capabilityId, instanceId, timeoutSeconds } = stale;
       if (await fresh(capabilityId, instanceId, timeoutSeconds)) continue;
-      const expired = await this.apply(capabilityId, { kind: 'expire', instanceId, reason: `no heartbeat for ${timeoutSeconds}s (last seen ${stale.lastSeenAt})` });
+      const expired = await this.apply(capabilityId, {
+        kind: 'expire',
+        instanceId,
+        reason: `no heartbeat for ${timeoutSeconds}s (last seen ${stale.lastSeenAt})`,
+      });
       appended.push(...expired.appended);
       // A heartbeat that landed while the expiry was appended may have seen the instance still active: revive it here.
-      if (expired.appended.length && (await fresh(capabilityId, instanceId, timeoutSeconds))) appended.push(...(await this.apply(capabilityId, { kind: 'heartbeat', instanceId })).appended);
+      if (expired.appended.length && (await fresh(capabilityId, instanceId, timeoutSeconds)))
+        appended.push(...(await this.apply(capabilityId, { kind: 'heartbeat', instanceId })).appended);
     }
     await this.settle(appended);
     return appended.filter((e) => (e.payload as { status?: string }).status === 'inactive').length;
@@ -159,14 +217,19 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
       await this.projections.catchUp();
       if (await projectedThrough(this.runtime.database.db, 'capabilities', last)) return;
       if (Date.now() > deadline) {
-        this.runtime.logger.warn('the capabilities read model is behind the registry\'s last append', { position: last });
+        this.runtime.logger.warn("the capabilities read model is behind the registry's last append", {
+          position: last,
+        });
         return;
       }
       await new Promise((resolve) => setTimeout(resolve, delay));
     }
   }
 
-  private async apply(capabilityId: string, cmd: RegistryCommand): Promise<{ appended: StoredEvent[]; state: ReturnType<typeof initialCapabilityState> }> {
+  private async apply(
+    capabilityId: string,
+    cmd: RegistryCommand,
+  ): Promise<{ appended: StoredEvent[]; state: ReturnType<typeof initialCapabilityState> }> {
     const result = await runCommand({
       store: this.runtime.store,
       streamId: capabilityStreamId(capabilityId),

@@ -3,7 +3,13 @@ import { EventPattern, Payload } from '@nestjs/microservices';
 import type { EventPayload } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { runMetadata } from '@flex/run-model';
-import { activeRegistrations, fetchCapabilitySnapshot, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
+import {
+  activeRegistrations,
+  fetchCapabilitySnapshot,
+  RUNTIME,
+  runCommand,
+  type ServiceRuntime,
+} from '@flex/runtime';
 import { decideValidation, evolveValidator, initialValidatorState } from './validation/validator.decide';
 
 @Controller()

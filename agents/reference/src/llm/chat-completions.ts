@@ -30,7 +30,10 @@ export class LlmUnavailableError extends Error {
   override readonly name = 'LlmUnavailableError';
   readonly code = 'llm_unavailable';
   readonly retryable = true;
-  constructor(readonly reason: string, readonly usage: LlmUsage) {
+  constructor(
+    readonly reason: string,
+    readonly usage: LlmUsage,
+  ) {
     super(`the LLM gave no valid answer: ${reason}`);
   }
 }
@@ -48,7 +51,10 @@ type Attempt =
  * JSON or breaks the schema (the model is told what was wrong). A call slower than `timeoutMs`,
  * an aborted invocation, or any other status ends it. Throws {@link LlmUnavailableError}.
  */
-export async function completeStructured(config: LlmConfig, request: StructuredRequest): Promise<{ value: unknown; usage: LlmUsage }> {
+export async function completeStructured(
+  config: LlmConfig,
+  request: StructuredRequest,
+): Promise<{ value: unknown; usage: LlmUsage }> {
   const messages = [...request.messages];
   let tokens = 0;
   let last = 'no attempt made';
@@ -57,7 +63,8 @@ export async function completeStructured(config: LlmConfig, request: StructuredR
     made = attempt;
     const outcome = await callOnce(config, request, messages, attempt);
     tokens += outcome.tokens;
-    if (outcome.kind === 'answer') return { value: outcome.value, usage: { tokens, model: outcome.model, attempts: attempt } };
+    if (outcome.kind === 'answer')
+      return { value: outcome.value, usage: { tokens, model: outcome.model, attempts: attempt } };
     last = outcome.reason;
     if (outcome.kind === 'stop' || attempt === config.maxAttempts) break;
     if (outcome.feedback) messages.push(...outcome.feedback);
@@ -70,7 +77,12 @@ export async function completeStructured(config: LlmConfig, request: StructuredR
   throw new LlmUnavailableError(last, { tokens, model: config.model, attempts: made });
 }
 
-async function callOnce(config: LlmConfig, request: StructuredRequest, messages: readonly ChatMessage[], attempt: number): Promise<Attempt> {
+async function callOnce(
+  config: LlmConfig,
+  request: StructuredRequest,
+  messages: readonly ChatMessage[],
+  attempt: number,
+): Promise<Attempt> {
   const timeout = AbortSignal.timeout(config.timeoutMs);
   const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
   let response: Response;
@@ -78,22 +90,35 @@ async function callOnce(config: LlmConfig, request: StructuredRequest, messages:
   try {
     response = await fetch(`${config.baseUrl}/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        ...(config.apiKey ? { authorization: `Bearer ${config.apiKey}` } : {}),
+      },
       body: JSON.stringify({
         model: config.model,
         messages,
-        response_format: { type: 'json_schema', json_schema: { name: request.name, strict: true, schema: request.schema } },
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: request.name, strict: true, schema: request.schema },
+        },
       }),
       signal,
     });
     body = await response.json().catch(() => undefined);
   } catch (error) {
-    if (timeout.aborted) return { kind: 'stop', reason: `no answer within ${config.timeoutMs} ms`, tokens: 0 };
+    if (timeout.aborted)
+      return { kind: 'stop', reason: `no answer within ${config.timeoutMs} ms`, tokens: 0 };
     if (request.signal?.aborted) return { kind: 'stop', reason: 'the invocation was aborted', tokens: 0 };
-    return { kind: 'retry', reason: `request failed: ${(error as Error).message}`, tokens: 0, delayMs: backoff(attempt) };
+    return {
+      kind: 'retry',
+      reason: `request failed: ${(error as Error).message}`,
+      tokens: 0,
+      delayMs: backoff(attempt),
+    };
   }
   if (response.status === 429 || response.status >= 500) return throttled(config, response, attempt);
-  if (!response.ok) return { kind: 'stop', reason: `HTTP ${response.status}: ${errorMessage(body)}`, tokens: 0 };
+  if (!response.ok)
+    return { kind: 'stop', reason: `HTTP ${response.status}: ${errorMessage(body)}`, tokens: 0 };
   return readAnswer(config, request, body, attempt);
 }
 
@@ -101,13 +126,23 @@ function throttled(config: LlmConfig, response: Response, attempt: number): Atte
   const retryAfter = retryAfterMs(response.headers.get('retry-after'));
   const reason = `HTTP ${response.status}`;
   if (retryAfter !== undefined && retryAfter > config.maxRetryAfterMs) {
-    return { kind: 'stop', reason: `${reason}, Retry-After ${retryAfter} ms exceeds the ${config.maxRetryAfterMs} ms allowed`, tokens: 0 };
+    return {
+      kind: 'stop',
+      reason: `${reason}, Retry-After ${retryAfter} ms exceeds the ${config.maxRetryAfterMs} ms allowed`,
+      tokens: 0,
+    };
   }
   return { kind: 'retry', reason, tokens: 0, delayMs: retryAfter ?? backoff(attempt) };
 }
 
 function readAnswer(config: LlmConfig, request: StructuredRequest, body: unknown, attempt: number): Attempt {
-  const b = body as { choices?: Array<{ message?: { content?: unknown; refusal?: unknown } }>; usage?: { total_tokens?: unknown }; model?: unknown } | undefined;
+  const b = body as
+    | {
+        choices?: Array<{ message?: { content?: unknown; refusal?: unknown } }>;
+        usage?: { total_tokens?: unknown };
+        model?: unknown;
+      }
+    | undefined;
   const tokens = typeof b?.usage?.total_tokens === 'number' ? b.usage.total_tokens : 0;
   const model = typeof b?.model === 'string' ? b.model : config.model;
   const message = b?.choices?.[0]?.message;
@@ -120,12 +155,24 @@ function readAnswer(config: LlmConfig, request: StructuredRequest, body: unknown
   try {
     value = JSON.parse(content);
   } catch (error) {
-    return { kind: 'retry', reason: `the answer is not JSON (${(error as Error).message})`, tokens, delayMs: backoff(attempt, 0), feedback: correction(content, 'it was not valid JSON') };
+    return {
+      kind: 'retry',
+      reason: `the answer is not JSON (${(error as Error).message})`,
+      tokens,
+      delayMs: backoff(attempt, 0),
+      feedback: correction(content, 'it was not valid JSON'),
+    };
   }
   const problems = request.validate(value);
   if (problems.length > 0) {
     const listed = problems.slice(0, 5).join('; ');
-    return { kind: 'retry', reason: `the answer breaks the contract: ${listed}`, tokens, delayMs: backoff(attempt, 0), feedback: correction(content, `it broke the schema: ${listed}`) };
+    return {
+      kind: 'retry',
+      reason: `the answer breaks the contract: ${listed}`,
+      tokens,
+      delayMs: backoff(attempt, 0),
+      feedback: correction(content, `it broke the schema: ${listed}`),
+    };
   }
   return { kind: 'answer', value, tokens, model };
 }
@@ -133,7 +180,10 @@ function readAnswer(config: LlmConfig, request: StructuredRequest, body: unknown
 function correction(previous: string, problem: string): ChatMessage[] {
   return [
     { role: 'assistant', content: truncateCodePoints(previous, 4_000) },
-    { role: 'user', content: `That answer cannot be used because ${problem}. Answer again with one JSON object that matches the schema exactly, and nothing else.` },
+    {
+      role: 'user',
+      content: `That answer cannot be used because ${problem}. Answer again with one JSON object that matches the schema exactly, and nothing else.`,
+    },
   ];
 }
 

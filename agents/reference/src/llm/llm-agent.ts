@@ -1,4 +1,12 @@
-import { defineAgent, effectiveOutputSchema, fitToSchema, type AgentContext, type AgentDefinition, type AgentInvocation, type AgentUsage } from '@flex/agent-sdk';
+import {
+  defineAgent,
+  effectiveOutputSchema,
+  fitToSchema,
+  type AgentContext,
+  type AgentDefinition,
+  type AgentInvocation,
+  type AgentUsage,
+} from '@flex/agent-sdk';
 import { defaultFacetCompiler } from '@flex/facets';
 import { completeStructured, LlmUnavailableError, type ChatMessage } from './chat-completions';
 import type { LlmConfig } from './llm.config';
@@ -27,16 +35,19 @@ export function withLlm(agent: AgentDefinition, llm: LlmConfig, brief: LlmBrief)
       metadata: { ...agent.registration.metadata, deterministic: false, llm: true },
     },
     handle: async (invocation, ctx) => {
-      const facets = invocation.outputFacets.length > 0 ? invocation.outputFacets : agent.registration.outputContract;
+      const facets =
+        invocation.outputFacets.length > 0 ? invocation.outputFacets : agent.registration.outputContract;
       const contract = compiler.compile(facets, 'output');
       try {
         const { value, usage } = await completeStructured(llm, {
           name,
           schema: contract.schema,
           messages: promptFor(invocation, agent, contract.instruction, brief(invocation)),
-          validate: (v) => contract.validate(v).map((e) => `${e.facet}${e.pointer ? ` ${e.pointer}` : ''}: ${e.message}`),
+          validate: (v) =>
+            contract.validate(v).map((e) => `${e.facet}${e.pointer ? ` ${e.pointer}` : ''}: ${e.message}`),
           signal: ctx.signal,
-          onRetry: (attempt, reason, delayMs) => ctx.logger.warn('agent_llm_retry', { attempt, reason, retryInMs: delayMs }),
+          onRetry: (attempt, reason, delayMs) =>
+            ctx.logger.warn('agent_llm_retry', { attempt, reason, retryInMs: delayMs }),
         });
         ctx.reportUsage({ tokens: usage.tokens, model: usage.model });
         // The response format carries the facet contract; the caller's bounds are held here.
@@ -52,13 +63,20 @@ export function withLlm(agent: AgentDefinition, llm: LlmConfig, brief: LlmBrief)
   });
 }
 
-function promptFor(invocation: AgentInvocation, agent: AgentDefinition, contractInstruction: string, job: string): ChatMessage[] {
+function promptFor(
+  invocation: AgentInvocation,
+  agent: AgentDefinition,
+  contractInstruction: string,
+  job: string,
+): ChatMessage[] {
   const system = [
     `You are ${agent.registration.displayName}: ${agent.registration.summary}`,
     job,
     invocation.instructions ?? contractInstruction,
     'Answer with one JSON object keyed by output facet name that matches the response schema exactly. Ground every claim in the inputs; invent no figures.',
-  ].filter(Boolean).join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
   const user = JSON.stringify({
     objective: invocation.context.objective,
     specialInstructions: invocation.context.specialInstructions ?? [],
@@ -78,6 +96,7 @@ function promptFor(invocation: AgentInvocation, agent: AgentDefinition, contract
 function withSpentTokens(ctx: AgentContext, spent: number): AgentContext {
   return {
     ...ctx,
-    reportUsage: (usage: AgentUsage) => ctx.reportUsage({ ...usage, tokens: (usage.tokens ?? 0) + spent, model: FALLBACK_MODEL }),
+    reportUsage: (usage: AgentUsage) =>
+      ctx.reportUsage({ ...usage, tokens: (usage.tokens ?? 0) + spent, model: FALLBACK_MODEL }),
   };
 }

@@ -37,9 +37,14 @@ export class LlmConfigError extends Error {
  * deterministic. Empty strings count as unset; a bad value fails fast.
  */
 export function llmConfigFrom(env: Readonly<Record<string, unknown>>): LlmConfig | undefined {
-  const cleaned = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('FLEX_LLM_') && v !== undefined && v !== ''));
+  const cleaned = Object.fromEntries(
+    Object.entries(env).filter(([k, v]) => k.startsWith('FLEX_LLM_') && v !== undefined && v !== ''),
+  );
   const parsed = LlmEnvSchema.safeParse(cleaned);
-  if (!parsed.success) throw new LlmConfigError(`invalid LLM configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new LlmConfigError(
+      `invalid LLM configuration: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   const c = parsed.data;
   if (!c.FLEX_LLM_BASE_URL) return undefined;
   return Object.freeze({

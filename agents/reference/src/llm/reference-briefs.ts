@@ -8,7 +8,8 @@ export const REFERENCE_BRIEFS: Readonly<Record<string, LlmBrief>> = Object.freez
     'plan knobs (variantCount 1 to 5, ctaFocus, length) and a strategic rationale (northStar, whyItWorks, risks). ' +
     'Key points must come from the supplied facts; special instructions become constraints.',
   'ContentGeneratorAgent.linkedinVariants': (invocation: AgentInvocation) => {
-    const knobs = invocation.inputs.planKnobs as { variantCount?: number; ctaFocus?: string; length?: string } | undefined;
+    const knobs = invocation.inputs.planKnobs as
+      { variantCount?: number; ctaFocus?: string; length?: string } | undefined;
     const count = Math.min(5, Math.max(1, Math.round(knobs?.variantCount ?? 2)));
     return (
       `Write exactly ${count} LinkedIn post variant${count === 1 ? '' : 's'} from the writer brief, each with a headline, a body and a call to action` +

@@ -7,7 +7,11 @@ export const recruitingInputs: BriefingInputs = {
     objective: 'Recruit senior backend engineers for the Berlin platform team.',
     successCriteria: ['Qualified applicants mention the post', 'Engineers share the post with peers'],
   },
-  audienceProfile: { persona: 'Senior backend engineers', segments: ['fintech', 'developer tooling'], regions: ['Germany'] },
+  audienceProfile: {
+    persona: 'Senior backend engineers',
+    segments: ['fintech', 'developer tooling'],
+    regions: ['Germany'],
+  },
   toneOfVoice: 'friendly',
   assetBundle: [
     {
@@ -20,7 +24,13 @@ export const recruitingInputs: BriefingInputs = {
         benefits: 'Four-day work week, learning budget of 2,000 EUR per year and a mentoring programme',
       },
     },
-    { type: 'document', payload: { title: 'Engineering handbook', content: 'Every engineer owns a service end to end. Teams pair weekly with product.' } },
+    {
+      type: 'document',
+      payload: {
+        title: 'Engineering handbook',
+        content: 'Every engineer owns a service end to end. Teams pair weekly with product.',
+      },
+    },
   ],
 };
 

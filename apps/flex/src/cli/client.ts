@@ -13,8 +13,14 @@ export function cliContext(env: NodeJS.ProcessEnv = process.env): CliContext {
   const baseUrl = (env.FLEX_URL ?? `http://127.0.0.1:${env.PORT ?? 3000}`).replace(/\/$/, '');
   const tokenFile = join(env.FLEX_DATA_DIR ?? '.flex', 'api-token');
   const token = env.FLEX_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '');
-  if (!token) throw new CliError('no API token: set FLEX_TOKEN (or run from the directory holding .flex/api-token)');
-  return { baseUrl, token, out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
+  if (!token)
+    throw new CliError('no API token: set FLEX_TOKEN (or run from the directory holding .flex/api-token)');
+  return {
+    baseUrl,
+    token,
+    out: (l) => process.stdout.write(`${l}\n`),
+    err: (l) => process.stderr.write(`${l}\n`),
+  };
 }
 
 export class CliError extends Error {
@@ -29,12 +35,22 @@ export class CliError extends Error {
   }
 }
 
-export async function api(ctx: CliContext, method: string, path: string, body?: unknown, accept = 'application/json'): Promise<Response> {
+export async function api(
+  ctx: CliContext,
+  method: string,
+  path: string,
+  body?: unknown,
+  accept = 'application/json',
+): Promise<Response> {
   let res: Response;
   try {
     res = await fetch(`${ctx.baseUrl}/api/v1/flex/${path}`, {
       method,
-      headers: { Authorization: `Bearer ${ctx.token}`, Accept: accept, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: {
+        Authorization: `Bearer ${ctx.token}`,
+        Accept: accept,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch (error) {

@@ -46,7 +46,10 @@ export async function runCommand(ctx: CliContext, file: string): Promise<number>
 export async function runsCommand(ctx: CliContext): Promise<number> {
   const { runs } = (await (await api(ctx, 'GET', 'runs?limit=50')).json()) as { runs: RunSummary[] };
   if (runs.length === 0) ctx.out('no runs');
-  for (const r of runs) ctx.out(`${r.runId}  ${r.status.padEnd(10)} v${r.planVersion}  ${r.createdAt}  ${truncate(r.objective, 60)}`);
+  for (const r of runs)
+    ctx.out(
+      `${r.runId}  ${r.status.padEnd(10)} v${r.planVersion}  ${r.createdAt}  ${truncate(r.objective, 60)}`,
+    );
   return 0;
 }
 
@@ -55,12 +58,20 @@ export async function runsCommand(ctx: CliContext): Promise<number> {
  * and check the audit invariants against what the API reports.
  */
 export async function replayCommand(ctx: CliContext, runId: string, verify: boolean): Promise<number> {
-  const res = await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}/events`, undefined, 'text/event-stream');
+  const res = await api(
+    ctx,
+    'GET',
+    `runs/${encodeURIComponent(runId)}/events`,
+    undefined,
+    'text/event-stream',
+  );
   const frames: RecordedFrame[] = [];
   for await (const msg of readSse(res.body as ReadableStream<Uint8Array>)) {
     const frame = JSON.parse(msg.data) as FlexEventFrame;
     frames.push({ ...frame, position: Number(msg.id) });
-    ctx.out(`${String(msg.id).padStart(6)}  ${frame.timestamp}  ${frame.type.padEnd(16)} ${frame.message ?? ''}`);
+    ctx.out(
+      `${String(msg.id).padStart(6)}  ${frame.timestamp}  ${frame.type.padEnd(16)} ${frame.message ?? ''}`,
+    );
   }
   if (!verify) return 0;
   const detail = await runDetail(ctx, runId);
@@ -75,25 +86,26 @@ export function verifyFrames(frames: RecordedFrame[], detail: RunDetail): string
   const terminal = frames.filter((f) => (TERMINAL_EVENT_TYPES as readonly string[]).includes(f.type));
   if (terminal.length !== 1) problems.push(`expected exactly one terminal event, found ${terminal.length}`);
   else if (frames[frames.length - 1] !== terminal[0]) problems.push('events follow the terminal event');
-  for (let i = 1; i < frames.length; i++) if (frames[i].position <= frames[i - 1].position) problems.push(`positions not increasing at ${frames[i].position}`);
+  for (let i = 1; i < frames.length; i++)
+    if (frames[i].position <= frames[i - 1].position)
+      problems.push(`positions not increasing at ${frames[i].position}`);
   const completed = new Set<string>();
   for (const f of frames.filter((x) => x.type === 'node_complete')) {
     const key = `${f.planVersion ?? 0}:${f.payload?.nodeId}`;
-    if (completed.has(key)) problems.push(`node ${f.payload?.nodeId} completed twice in plan v${f.planVersion}`);
+    if (completed.has(key))
+      problems.push(`node ${f.payload?.nodeId} completed twice in plan v${f.planVersion}`);
     completed.add(key);
   }
-  const events = frames.map(
-    (f, i): StoredEvent => ({
-      position: f.position,
-      id: f.id,
-      streamId: `run-${f.runId}`,
-      version: i + 1,
-      type: f.type,
-      payload: f.payload,
-      metadata: { correlationId: f.correlationId },
-      timestamp: f.timestamp,
-    }),
-  );
+  const events = frames.map((f, i): StoredEvent => ({
+    position: f.position,
+    id: f.id,
+    streamId: `run-${f.runId}`,
+    version: i + 1,
+    type: f.type,
+    payload: f.payload,
+    metadata: { correlationId: f.correlationId },
+    timestamp: f.timestamp,
+  }));
   const state = events.reduce(evolveRun, initialRunState());
   const ended = ['completed', 'failed', 'cancelled'].includes(detail.run.status);
   if (state.status !== 'none' && state.status !== detail.run.status && ended) {
@@ -102,7 +114,8 @@ export function verifyFrames(frames: RecordedFrame[], detail: RunDetail): string
   if (state.status === 'completed') {
     const errors = compileUntrustedSchema(state.envelope.outputContract.schema)(state.output);
     if (errors.length) problems.push(`the recorded output breaks the caller schema: ${errors[0].message}`);
-    if (detail.output && canonicalJson(detail.output.output) !== canonicalJson(state.output)) problems.push('the replayed output differs from the stored output');
+    if (detail.output && canonicalJson(detail.output.output) !== canonicalJson(state.output))
+      problems.push('the replayed output differs from the stored output');
   }
   return problems;
 }
@@ -111,8 +124,14 @@ export function verifyFrames(frames: RecordedFrame[], detail: RunDetail): string
  * `flex hitl <runId> approve|reject [--note text] [--payload file.json]`: resolve the run's pending
  * human request; `--payload` supplies a node's output when the request asks for one.
  */
-export async function hitlCommand(ctx: CliContext, runId: string, decision: string, options: { note?: string; payloadFile?: string } = {}): Promise<number> {
-  if (decision !== 'approve' && decision !== 'reject') throw new CliError('decision must be approve or reject');
+export async function hitlCommand(
+  ctx: CliContext,
+  runId: string,
+  decision: string,
+  options: { note?: string; payloadFile?: string } = {},
+): Promise<number> {
+  if (decision !== 'approve' && decision !== 'reject')
+    throw new CliError('decision must be approve or reject');
   const detail = await runDetail(ctx, runId);
   const pending = detail.hitlRequests.filter((h) => h.status === 'pending');
   if (pending.length === 0) throw new CliError(`run ${runId} has no pending HITL request`);
@@ -124,7 +143,13 @@ export async function hitlCommand(ctx: CliContext, runId: string, decision: stri
       throw new CliError(`cannot read ${options.payloadFile}: ${(error as Error).message}`);
     }
   }
-  const body = { runId, requestId: pending[0].requestId, decision, ...(options.note ? { note: options.note } : {}), ...(payload === undefined ? {} : { payload }) };
+  const body = {
+    runId,
+    requestId: pending[0].requestId,
+    decision,
+    ...(options.note ? { note: options.note } : {}),
+    ...(payload === undefined ? {} : { payload }),
+  };
   const res = await api(ctx, 'POST', 'hitl/resolve', body);
   ctx.out(JSON.stringify(await res.json()));
   return 0;

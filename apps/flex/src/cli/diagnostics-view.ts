@@ -19,7 +19,9 @@ export function findingLines(type: string, payload: { diagnostics?: unknown } | 
   if (!WITH_FINDINGS.has(type)) return [];
   const parsed = DiagnosticsBundleSchema.safeParse(payload?.diagnostics);
   if (!parsed.success) return [];
-  const findings = [...parsed.data.failures, ...parsed.data.warnings].filter((d) => d.status === 'unsatisfied');
+  const findings = [...parsed.data.failures, ...parsed.data.warnings].filter(
+    (d) => d.status === 'unsatisfied',
+  );
   const lines = findings.flatMap(finding);
   if (lines.length <= MAX_LINES) return lines;
   return [...lines.slice(0, MAX_LINES), `${INDENT}… ${findings.length} finding(s) in all`];

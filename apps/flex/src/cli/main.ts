@@ -31,7 +31,10 @@ export async function main(argv: string[]): Promise<number> {
       return replayCommand(ctx, args[0], args.includes('--verify'));
     case 'hitl':
       if (!args[0] || !args[1]) throw new CliError(USAGE);
-      return hitlCommand(ctx, args[0], args[1], { note: flag(args, '--note'), payloadFile: flag(args, '--payload') });
+      return hitlCommand(ctx, args[0], args[1], {
+        note: flag(args, '--note'),
+        payloadFile: flag(args, '--payload'),
+      });
     case 'cancel':
       if (!args[0] || args[0].startsWith('--')) throw new CliError(USAGE);
       return cancelCommand(ctx, args[0], { reason: flag(args, '--reason'), json: args.includes('--json') });

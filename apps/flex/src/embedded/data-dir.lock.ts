@@ -4,8 +4,13 @@ import { join } from 'node:path';
 export class DataDirLockedError extends Error {
   override readonly name = 'DataDirLockedError';
   readonly code = 'DATA_DIR_LOCKED';
-  constructor(readonly dataDir: string, readonly pid: number) {
-    super(`another Flex process (pid ${pid}) is using ${dataDir}; stop it first or set FLEX_DATA_DIR to another directory`);
+  constructor(
+    readonly dataDir: string,
+    readonly pid: number,
+  ) {
+    super(
+      `another Flex process (pid ${pid}) is using ${dataDir}; stop it first or set FLEX_DATA_DIR to another directory`,
+    );
   }
 }
 
@@ -25,7 +30,8 @@ export function lockDataDir(dataDir: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number(readFileSync(file, 'utf8').trim());
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) throw new DataDirLockedError(dataDir, pid);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid))
+        throw new DataDirLockedError(dataDir, pid);
       rmSync(file, { force: true });
     }
   }

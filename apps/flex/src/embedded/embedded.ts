@@ -33,28 +33,47 @@ export interface EmbeddedFlex {
  */
 export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedFlex> {
   const { config } = options;
-  const unlock = options.dataDir === null || config.FLEX_DATABASE_URL ? () => undefined : lockDataDir(config.FLEX_DATA_DIR);
-  const runtime = await createEmbeddedRuntime(config, { service: 'flex', migrations: readModelMigrations, dataDir: options.dataDir }).catch((error) => {
+  const unlock =
+    options.dataDir === null || config.FLEX_DATABASE_URL
+      ? () => undefined
+      : lockDataDir(config.FLEX_DATA_DIR);
+  const runtime = await createEmbeddedRuntime(config, {
+    service: 'flex',
+    migrations: readModelMigrations,
+    dataDir: options.dataDir,
+  }).catch((error) => {
     unlock();
     throw error;
   });
   const closers: Array<() => Promise<unknown>> = [];
   try {
-    const registry: INestApplicationContext = await NestFactory.createApplicationContext(RegistryModule.forRuntime(runtime, { http: false }), { logger: ['error', 'warn'] });
+    const registry: INestApplicationContext = await NestFactory.createApplicationContext(
+      RegistryModule.forRuntime(runtime, { http: false }),
+      { logger: ['error', 'warn'] },
+    );
     await registry.init();
     closers.push(() => registry.close());
     if (options.agents !== false) {
       // FLEX_LLM_* (already validated in config) switch the reference agents to an OpenAI-compatible model.
-      const agents = await startReferenceAgents({ messaging: runtime.messaging, prefix: runtime.prefix, llm: llmConfigFrom(config) });
+      const agents = await startReferenceAgents({
+        messaging: runtime.messaging,
+        prefix: runtime.prefix,
+        llm: llmConfigFrom(config),
+      });
       closers.push(() => agents.stop());
     }
-    const consumers: Array<[string, (rt: ServiceRuntime) => ReturnType<typeof PlannerModule.forRuntime>, number]> = [
+    const consumers: Array<
+      [string, (rt: ServiceRuntime) => ReturnType<typeof PlannerModule.forRuntime>, number]
+    > = [
       ['planner', (rt) => PlannerModule.forRuntime(rt, { http: false }), 8],
       ['validator', (rt) => ValidatorModule.forRuntime(rt, { http: false }), 8],
       ['executor', (rt) => ExecutorModule.forRuntime(rt, { http: false }), 32],
     ];
     for (const [name, module, concurrency] of consumers) {
-      const service: INestMicroservice = await NestFactory.createMicroservice(module(runtime), { strategy: eventsTransport(runtime, name, concurrency), logger: ['error', 'warn'] });
+      const service: INestMicroservice = await NestFactory.createMicroservice(module(runtime), {
+        strategy: eventsTransport(runtime, name, concurrency),
+        logger: ['error', 'warn'],
+      });
       service.useGlobalFilters(new FlexEventErrorFilter());
       await service.listen();
       closers.push(() => service.close());
@@ -70,7 +89,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
       tokens,
       runtime,
       async close() {
-        for (const close of closers.reverse()) await close().catch((error) => runtime.logger.warn('close failed', { error }));
+        for (const close of closers.reverse())
+          await close().catch((error) => runtime.logger.warn('close failed', { error }));
         await runtime.close();
         unlock();
       },

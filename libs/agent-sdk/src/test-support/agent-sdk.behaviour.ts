@@ -41,12 +41,19 @@ function testAgent(script: Script) {
       script.calls.push({ invocation, ctx });
       ctx.reportUsage({ tokens: 42, model: 'test-model' });
       if (script.gate) await script.gate;
-      if (script.untilAborted) await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
+      if (script.untilAborted)
+        await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
       if (script.fail) throw script.fail;
       if (script.output) return script.output(invocation) as Record<string, unknown>;
       const brief = invocation.inputs.writerBrief as { angle: string };
       return {
-        copyVariants: [{ headline: `${brief.angle} (${String(invocation.inputs.toneOfVoice)})`, body: `Run ${invocation.runId}, attempt ${invocation.attempt}.`, callToAction: 'Apply now' }],
+        copyVariants: [
+          {
+            headline: `${brief.angle} (${String(invocation.inputs.toneOfVoice)})`,
+            body: `Run ${invocation.runId}, attempt ${invocation.attempt}.`,
+            callToAction: 'Apply now',
+          },
+        ],
         notRequested: 'dropped',
       };
     },
@@ -61,7 +68,10 @@ function invocation(overrides: Partial<AgentInvocation> = {}): AgentInvocation {
     attempt,
     idempotencyKey: `run-1:write:${attempt}`,
     capabilityId: CAPABILITY,
-    inputs: { writerBrief: { angle: 'Team culture', keyPoints: ['Ownership'], constraints: [] }, toneOfVoice: 'friendly' },
+    inputs: {
+      writerBrief: { angle: 'Team culture', keyPoints: ['Ownership'], constraints: [] },
+      toneOfVoice: 'friendly',
+    },
     outputFacets: ['copyVariants'],
     context: { objective: 'Recruit engineers', specialInstructions: ['Keep it short.'] },
     ...overrides,
@@ -74,7 +84,11 @@ function recordingLogger(): AgentLogger & { events: string[] } {
   return { events, debug: at, info: at, warn: at, error: at };
 }
 
-async function waitFor(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+async function waitFor(
+  what: string,
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs = 5_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -97,11 +111,18 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
     let registry: FakeRegistry;
 
     const start = async (script: Script, options: Partial<StartAgentOptions> = {}) => {
-      const handle = await startAgent(testAgent(script), { messaging: await h.instance(), prefix: h.prefix, heartbeatIntervalMs: 25, registerRetry: { initialDelayMs: 10, maxDelayMs: 50 }, ...options });
+      const handle = await startAgent(testAgent(script), {
+        messaging: await h.instance(),
+        prefix: h.prefix,
+        heartbeatIntervalMs: 25,
+        registerRetry: { initialDelayMs: 10, maxDelayMs: 50 },
+        ...options,
+      });
       handles.push(handle);
       return handle;
     };
-    const invoke = (inv: unknown, timeoutMs = 3_000) => client.request<AgentResult>(agentInvokeSubject(h.prefix, CAPABILITY), inv, { timeoutMs });
+    const invoke = (inv: unknown, timeoutMs = 3_000) =>
+      client.request<AgentResult>(agentInvokeSubject(h.prefix, CAPABILITY), inv, { timeoutMs });
 
     beforeEach(async () => {
       h = await makeHarness();
@@ -117,19 +138,39 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
 
     it('registers its registration under its instance id, then heartbeats', async () => {
       const handle = await start({ calls: [] }, { instanceId: 'writer-1' });
-      await expect(handle.ready).resolves.toEqual({ ok: true, capabilityId: CAPABILITY, instanceId: 'writer-1', status: 'active' });
+      await expect(handle.ready).resolves.toEqual({
+        ok: true,
+        capabilityId: CAPABILITY,
+        instanceId: 'writer-1',
+        status: 'active',
+      });
       expect(registry.registered).toEqual([
-        { instanceId: 'writer-1', registration: expect.objectContaining({ capabilityId: CAPABILITY, agentType: 'ai', instanceId: 'writer-1', inputContract: ['writerBrief', 'toneOfVoice'] }) },
+        {
+          instanceId: 'writer-1',
+          registration: expect.objectContaining({
+            capabilityId: CAPABILITY,
+            agentType: 'ai',
+            instanceId: 'writer-1',
+            inputContract: ['writerBrief', 'toneOfVoice'],
+          }),
+        },
       ]);
       await waitFor('three heartbeats', () => registry.beatsOf('writer-1') >= 3);
-      expect(registry.heartbeats[0]).toEqual({ capabilityId: CAPABILITY, instanceId: 'writer-1', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/) });
+      expect(registry.heartbeats[0]).toEqual({
+        capabilityId: CAPABILITY,
+        instanceId: 'writer-1',
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT.*Z$/),
+      });
     });
 
     it('keeps retrying registration, without failing, until a registry answers', async () => {
       await registry.stop();
       const logger = recordingLogger();
       const handle = await start({ calls: [] }, { instanceId: 'early', logger, requestTimeoutMs: 200 });
-      await waitFor('two failed attempts', () => logger.events.filter((e) => e === 'agent_registry_unavailable').length >= 2);
+      await waitFor(
+        'two failed attempts',
+        () => logger.events.filter((e) => e === 'agent_registry_unavailable').length >= 2,
+      );
       registry = await FakeRegistry.start(await h.instance(), h.prefix);
       await expect(handle.ready).resolves.toMatchObject({ instanceId: 'early' });
       expect(registry.registered).toHaveLength(1);
@@ -139,7 +180,11 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
       await registry.stop();
       registry = await FakeRegistry.start(await h.instance(), h.prefix, () => 'unknown facet');
       const handle = await start({ calls: [] });
-      await expect(handle.ready).rejects.toMatchObject({ code: 'invalid_registration', retryable: false, message: expect.stringContaining('unknown facet') });
+      await expect(handle.ready).rejects.toMatchObject({
+        code: 'invalid_registration',
+        retryable: false,
+        message: expect.stringContaining('unknown facet'),
+      });
       await handle.stop(); // already stopping on its own: this waits for it
       await expect(invoke(invocation())).rejects.toMatchObject({ code: 'NO_RESPONDERS' });
       expect(registry.deregistered).toEqual([]);
@@ -147,67 +192,132 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
 
     it('answers an invocation with the requested facets only, its usage, and the idempotency key passed on', async () => {
       const script: Script = { calls: [] };
-      await (await start(script, { instanceId: 'w1' })).ready;
+      await (
+        await start(script, { instanceId: 'w1' })
+      ).ready;
       const result = await invoke(invocation({ deadlineMs: Date.now() + 10_000 }));
       expect(result).toEqual({
-        output: { copyVariants: [{ headline: 'Team culture (friendly)', body: 'Run run-1, attempt 1.', callToAction: 'Apply now' }] },
+        output: {
+          copyVariants: [
+            { headline: 'Team culture (friendly)', body: 'Run run-1, attempt 1.', callToAction: 'Apply now' },
+          ],
+        },
         usage: { tokens: 42, model: 'test-model' },
       });
       const [{ invocation: seen, ctx }] = script.calls;
-      expect(seen.context).toEqual({ objective: 'Recruit engineers', specialInstructions: ['Keep it short.'] });
-      expect(ctx).toMatchObject({ idempotencyKey: 'run-1:write:1', capabilityId: CAPABILITY, instanceId: 'w1' });
+      expect(seen.context).toEqual({
+        objective: 'Recruit engineers',
+        specialInstructions: ['Keep it short.'],
+      });
+      expect(ctx).toMatchObject({
+        idempotencyKey: 'run-1:write:1',
+        capabilityId: CAPABILITY,
+        instanceId: 'w1',
+      });
       expect(ctx.deadline).toBeGreaterThan(Date.now());
     });
 
     it('validates only the input facets present', async () => {
       const script: Script = { calls: [] };
-      await (await start(script)).ready;
+      await (
+        await start(script)
+      ).ready;
       const inputs = { writerBrief: { angle: 'Career growth', keyPoints: ['Mentoring'], constraints: [] } };
-      await expect(invoke(invocation({ inputs }))).resolves.toMatchObject({ output: { copyVariants: [{ headline: 'Career growth (undefined)' }] } });
+      await expect(invoke(invocation({ inputs }))).resolves.toMatchObject({
+        output: { copyVariants: [{ headline: 'Career growth (undefined)' }] },
+      });
     });
 
     it('shares invocations between the instances of a capability', async () => {
       const scripts: Script[] = [{ calls: [] }, { calls: [] }];
       for (const [i, script] of scripts.entries()) await (await start(script, { instanceId: `w${i}` })).ready;
-      await Promise.all(Array.from({ length: 20 }, (_, n) => invoke(invocation({ runId: `run-${n}`, idempotencyKey: `run-${n}:write:1` }))));
+      await Promise.all(
+        Array.from({ length: 20 }, (_, n) =>
+          invoke(invocation({ runId: `run-${n}`, idempotencyKey: `run-${n}:write:1` })),
+        ),
+      );
       expect(scripts[0].calls.length + scripts[1].calls.length).toBe(20);
       expect(scripts.every((s) => s.calls.length > 0)).toBe(true);
     });
 
     const badInputs: Array<[string, unknown, RegExp]> = [
-      ['a facet value that breaks its schema', invocation({ inputs: { toneOfVoice: 'shouty' } }), /toneOfVoice/],
-      ['an undeclared input facet', invocation({ inputs: { qaRubric: { checks: ['clarity'], thresholds: {} } } }), /undeclared input facets: qaRubric/],
-      ['an output facet the capability does not produce', invocation({ outputFacets: ['qaFindings'] }), /not produced by this capability: qaFindings/],
+      [
+        'a facet value that breaks its schema',
+        invocation({ inputs: { toneOfVoice: 'shouty' } }),
+        /toneOfVoice/,
+      ],
+      [
+        'an undeclared input facet',
+        invocation({ inputs: { qaRubric: { checks: ['clarity'], thresholds: {} } } }),
+        /undeclared input facets: qaRubric/,
+      ],
+      [
+        'an output facet the capability does not produce',
+        invocation({ outputFacets: ['qaFindings'] }),
+        /not produced by this capability: qaFindings/,
+      ],
       ['an invocation for another capability', invocation({ capabilityId: 'someone.else' }), /someone\.else/],
       ['a malformed invocation', { runId: 'run-1', inputs: {} }, /malformed invocation/],
     ];
-    it.each(badInputs)('rejects %s as invalid_input, not retryable, without calling the handler', async (_what, bad, message) => {
-      const script: Script = { calls: [] };
-      await (await start(script)).ready;
-      await expect(invoke(bad)).rejects.toMatchObject({ code: 'invalid_input', retryable: false, message: expect.stringMatching(message) });
-      expect(script.calls).toHaveLength(0);
-    });
+    it.each(badInputs)(
+      'rejects %s as invalid_input, not retryable, without calling the handler',
+      async (_what, bad, message) => {
+        const script: Script = { calls: [] };
+        await (
+          await start(script)
+        ).ready;
+        await expect(invoke(bad)).rejects.toMatchObject({
+          code: 'invalid_input',
+          retryable: false,
+          message: expect.stringMatching(message),
+        });
+        expect(script.calls).toHaveLength(0);
+      },
+    );
 
     it('reports which facet broke the input contract', async () => {
-      await (await start({ calls: [] })).ready;
+      await (
+        await start({ calls: [] })
+      ).ready;
       const error = await invoke(invocation({ inputs: { toneOfVoice: 'shouty' } })).catch((e: unknown) => e);
-      expect(error).toMatchObject({ details: { errors: [expect.objectContaining({ facet: 'toneOfVoice', pointer: '/toneOfVoice', keyword: 'enum' })] } });
+      expect(error).toMatchObject({
+        details: {
+          errors: [
+            expect.objectContaining({ facet: 'toneOfVoice', pointer: '/toneOfVoice', keyword: 'enum' }),
+          ],
+        },
+      });
     });
 
     it('never replies an invalid output: it becomes invalid_output, retryable, with the facet errors', async () => {
       const script: Script = { calls: [], output: () => ({ copyVariants: [{ headline: 'No body' }] }) };
-      await (await start(script)).ready;
+      await (
+        await start(script)
+      ).ready;
       const error = await invoke(invocation()).catch((e: unknown) => e);
       expect(script.calls).toHaveLength(1);
-      expect(error).toMatchObject({ code: 'invalid_output', retryable: true, details: { errors: expect.arrayContaining([expect.objectContaining({ facet: 'copyVariants', keyword: 'required' })]) } });
+      expect(error).toMatchObject({
+        code: 'invalid_output',
+        retryable: true,
+        details: {
+          errors: expect.arrayContaining([
+            expect.objectContaining({ facet: 'copyVariants', keyword: 'required' }),
+          ]),
+        },
+      });
       script.output = () => ({});
-      await expect(invoke(invocation({ attempt: 2 }))).rejects.toMatchObject({ code: 'invalid_output', details: { errors: [expect.objectContaining({ facet: 'copyVariants' })] } });
+      await expect(invoke(invocation({ attempt: 2 }))).rejects.toMatchObject({
+        code: 'invalid_output',
+        details: { errors: [expect.objectContaining({ facet: 'copyVariants' })] },
+      });
     });
 
     it('replays a redelivered invocation from its idempotency key without running the handler twice', async () => {
       const gate = deferred();
       const script: Script = { calls: [], gate: gate.promise };
-      await (await start(script)).ready;
+      await (
+        await start(script)
+      ).ready;
       const concurrent = [invoke(invocation()), invoke(invocation())];
       await waitFor('the first delivery to start', () => script.calls.length === 1);
       gate.resolve();
@@ -223,10 +333,23 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
 
     it('does not cache failures: the same key runs again after an error', async () => {
       const script: Script = { calls: [], fail: new Error('model overloaded') };
-      await (await start(script)).ready;
-      await expect(invoke(invocation())).rejects.toMatchObject({ code: 'agent_failed', retryable: true, message: expect.stringContaining('model overloaded') });
-      script.fail = new AgentError('quota_exhausted', 'monthly quota used up', { retryable: false, details: { quota: 100 } });
-      await expect(invoke(invocation())).rejects.toMatchObject({ code: 'quota_exhausted', retryable: false, details: { quota: 100 } });
+      await (
+        await start(script)
+      ).ready;
+      await expect(invoke(invocation())).rejects.toMatchObject({
+        code: 'agent_failed',
+        retryable: true,
+        message: expect.stringContaining('model overloaded'),
+      });
+      script.fail = new AgentError('quota_exhausted', 'monthly quota used up', {
+        retryable: false,
+        details: { quota: 100 },
+      });
+      await expect(invoke(invocation())).rejects.toMatchObject({
+        code: 'quota_exhausted',
+        retryable: false,
+        details: { quota: 100 },
+      });
       script.fail = undefined;
       await expect(invoke(invocation())).resolves.toHaveProperty('output.copyVariants');
       expect(script.calls).toHaveLength(3);
@@ -234,7 +357,9 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
 
     it('aborts ctx.signal when the deadline passes', async () => {
       const script: Script = { calls: [], untilAborted: true };
-      await (await start(script)).ready;
+      await (
+        await start(script)
+      ).ready;
       const started = Date.now();
       await expect(invoke(invocation({ deadlineMs: 80 }))).resolves.toHaveProperty('output');
       expect(script.calls[0].ctx.signal.aborted).toBe(true);
@@ -250,13 +375,17 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
       const inFlight = invoke(invocation(), 20_000);
       await waitFor('the invocation to start', () => script.calls.length === 1);
       const stopped = handle.stop('rolling_update');
-      const refused = async () => (await invoke(invocation({ attempt: 9 })).catch((e: { code?: string }) => e.code)) === 'NO_RESPONDERS';
+      const refused = async () =>
+        (await invoke(invocation({ attempt: 9 })).catch((e: { code?: string }) => e.code)) ===
+        'NO_RESPONDERS';
       await waitFor('new invocations to be refused', refused);
       expect(registry.deregistered).toEqual([]);
       gate.resolve();
       await expect(inFlight).resolves.toHaveProperty('output.copyVariants');
       await stopped;
-      expect(registry.deregistered).toEqual([{ capabilityId: CAPABILITY, instanceId: 'leaving', reason: 'rolling_update' }]);
+      expect(registry.deregistered).toEqual([
+        { capabilityId: CAPABILITY, instanceId: 'leaving', reason: 'rolling_update' },
+      ]);
       const beats = registry.beatsOf('leaving');
       await new Promise((resolve) => setTimeout(resolve, 100)); // a window four heartbeat intervals wide: nothing may arrive in it
       expect(registry.beatsOf('leaving')).toBe(beats);

@@ -29,12 +29,19 @@ export class FakeRegistry {
 
   private constructor(private readonly refuse?: (payload: Registered) => string | undefined) {}
 
-  static async start(messaging: Messaging, prefix: string, refuse?: (payload: Registered) => string | undefined): Promise<FakeRegistry> {
+  static async start(
+    messaging: Messaging,
+    prefix: string,
+    refuse?: (payload: Registered) => string | undefined,
+  ): Promise<FakeRegistry> {
     const registry = new FakeRegistry(refuse);
     const subjects = registrySubjects(prefix);
     registry.stops = [
       await messaging.serve(subjects.register, {}, async (req) => registry.register(req.data as Registered)),
-      await messaging.subscribe(subjects.heartbeat, (req) => void registry.heartbeats.push(req.data as Heartbeat)),
+      await messaging.subscribe(
+        subjects.heartbeat,
+        (req) => void registry.heartbeats.push(req.data as Heartbeat),
+      ),
       await messaging.serve(subjects.deregister, {}, async (req) => {
         registry.deregistered.push(req.data as Deregistered);
         return { ok: true };
@@ -54,8 +61,18 @@ export class FakeRegistry {
 
   private register(payload: Registered) {
     const reason = this.refuse?.(payload);
-    if (reason) throw Object.assign(new Error(reason), { code: 'invalid_registration', retryable: false, details: { reason } });
+    if (reason)
+      throw Object.assign(new Error(reason), {
+        code: 'invalid_registration',
+        retryable: false,
+        details: { reason },
+      });
     this.registered.push(payload);
-    return { ok: true, capabilityId: payload.registration.capabilityId, instanceId: payload.instanceId, status: 'active' };
+    return {
+      ok: true,
+      capabilityId: payload.registration.capabilityId,
+      instanceId: payload.instanceId,
+      status: 'active',
+    };
   }
 }

@@ -28,7 +28,10 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
       const d = 'once';
       const bus = await h.instance();
       const seen: StoredEvent[] = [];
-      const consumer = await bus.consume({ durable: d, ackWaitMs: 5000 }, async ({ event }) => void seen.push(event));
+      const consumer = await bus.consume(
+        { durable: d, ackWaitMs: 5000 },
+        async ({ event }) => void seen.push(event),
+      );
       const events = await h.emit([{ type: 'a' }, { type: 'b' }, { type: 'c' }]);
       await waitFor('3 deliveries', () => events.every((e) => seen.some((s) => s.id === e.id)));
       await waitFor('all acked', () => h.settled(d));
@@ -49,7 +52,9 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
           }),
         ),
       );
-      const events = await h.emit(Array.from({ length: 100 }, (_, i) => ({ type: 'split', streamId: `run-${i % 7}` })));
+      const events = await h.emit(
+        Array.from({ length: 100 }, (_, i) => ({ type: 'split', streamId: `run-${i % 7}` })),
+      );
       const ids = new Set(events.map((e) => e.id));
       const handled = () => counts.flatMap((c) => [...c.keys()]).filter((id) => ids.has(id));
       await waitFor('100 handled', () => new Set(handled()).size === 100);
@@ -63,7 +68,9 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
     it('redelivers after a retryable failure, with backoff, and acks the retry', async () => {
       const d = 'retry';
       const attempts: Array<{ count: number; at: number }> = [];
-      const consumer = await (await h.instance()).consume({ durable: d, maxDeliver: 5 }, async (delivery) => {
+      const consumer = await (
+        await h.instance()
+      ).consume({ durable: d, maxDeliver: 5 }, async (delivery) => {
         attempts.push({ count: delivery.deliveryCount, at: Date.now() });
         if (delivery.deliveryCount < 2) throw Object.assign(new Error('flaky'), { code: 'FLAKY' });
       });
@@ -78,7 +85,9 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
     it('redelivers what a handler naks itself', async () => {
       const d = 'nak';
       const counts: number[] = [];
-      const consumer = await (await h.instance()).consume({ durable: d }, async (delivery) => {
+      const consumer = await (
+        await h.instance()
+      ).consume({ durable: d }, async (delivery) => {
         counts.push(delivery.deliveryCount);
         if (delivery.deliveryCount === 1) delivery.nak(0);
         else await delivery.ack();
@@ -95,13 +104,17 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
       const stuck = deferred();
       const byA: number[] = [];
       const byB: number[] = [];
-      const a = await (await h.instance()).consume({ durable: d, ackWaitMs: 1000 }, async (delivery) => {
+      const a = await (
+        await h.instance()
+      ).consume({ durable: d, ackWaitMs: 1000 }, async (delivery) => {
         byA.push(delivery.deliveryCount);
         await stuck.promise; // hangs, never acks in time
       });
       await h.emit([{ type: 'slow' }]);
       await waitFor('A got it', () => byA.length === 1);
-      const b = await (await h.instance()).consume({ durable: d, ackWaitMs: 1000 }, async (delivery) => void byB.push(delivery.deliveryCount));
+      const b = await (
+        await h.instance()
+      ).consume({ durable: d, ackWaitMs: 1000 }, async (delivery) => void byB.push(delivery.deliveryCount));
       await waitFor('B got the redelivery', () => byB.length === 1);
       expect(byB).toEqual([2]);
       await waitFor('acked by B', () => h.settled(d));
@@ -113,7 +126,9 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
       const d = 'working';
       const counts: number[] = [];
       let done = false;
-      const consumer = await (await h.instance()).consume({ durable: d, ackWaitMs: 1000 }, async (delivery) => {
+      const consumer = await (
+        await h.instance()
+      ).consume({ durable: d, ackWaitMs: 1000 }, async (delivery) => {
         counts.push(delivery.deliveryCount);
         for (let i = 0; i < 6; i++) {
           await new Promise((r) => setTimeout(r, 300)); // long work: 1.8s, past the 1s ack wait
@@ -133,7 +148,9 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
       const calls: number[] = [];
       const dead: DeadLetter[] = [];
       const handled: string[] = [];
-      const consumer = await (await h.instance()).consume(
+      const consumer = await (
+        await h.instance()
+      ).consume(
         { durable: d, maxDeliver: 3, onDeadLetter: async (letter) => void dead.push(letter) },
         async ({ event, deliveryCount }) => {
           if (event.type === 'sentinel') return void handled.push(event.id);
@@ -157,11 +174,14 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
       const d = 'fatal';
       const calls: string[] = [];
       const dead: DeadLetter[] = [];
-      const consumer = await (await h.instance()).consume(
+      const consumer = await (
+        await h.instance()
+      ).consume(
         { durable: d, maxDeliver: 5, onDeadLetter: async (letter) => void dead.push(letter) },
         async (delivery: Delivery) => {
           calls.push(delivery.event.type);
-          if (delivery.event.type === 'fatal') throw Object.assign(new Error('bad input'), { code: 'BAD_INPUT', retryable: false });
+          if (delivery.event.type === 'fatal')
+            throw Object.assign(new Error('bad input'), { code: 'BAD_INPUT', retryable: false });
           delivery.term('cannot handle this one');
         },
       );
@@ -178,7 +198,9 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
     it('acks types the consumer does not handle without calling it', async () => {
       const d = 'types';
       const seen: string[] = [];
-      const consumer = await (await h.instance()).consume({ durable: d, types: ['wanted'] }, async ({ event }) => void seen.push(event.type));
+      const consumer = await (
+        await h.instance()
+      ).consume({ durable: d, types: ['wanted'] }, async ({ event }) => void seen.push(event.type));
       await h.emit([{ type: 'other' }, { type: 'wanted' }, { type: 'noise' }, { type: 'wanted' }]);
       await waitFor('both wanted', () => seen.length === 2);
       await waitFor('everything acked', () => h.settled(d));
@@ -191,7 +213,9 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
       let running = 0;
       let peak = 0;
       let handled = 0;
-      const consumer = await (await h.instance()).consume({ durable: d, concurrency: 3 }, async () => {
+      const consumer = await (
+        await h.instance()
+      ).consume({ durable: d, concurrency: 3 }, async () => {
         peak = Math.max(peak, ++running);
         await new Promise((r) => setTimeout(r, 20));
         running--;
@@ -207,7 +231,10 @@ export function describeEventBusBehaviour(name: string, makeHarness: () => Promi
       const bus = await h.instance();
       const first: string[] = [];
       const unwatch = await bus.watch('watched.run-1', (event) => void first.push(event.id));
-      const [mine] = await h.emit([{ type: 'x', streamId: 'watched.run-1' }, { type: 'x', streamId: 'watched.run-2' }]);
+      const [mine] = await h.emit([
+        { type: 'x', streamId: 'watched.run-1' },
+        { type: 'x', streamId: 'watched.run-2' },
+      ]);
       await waitFor('watch hint', () => first.length === 1);
       expect(first).toEqual([mine.id]);
       unwatch();

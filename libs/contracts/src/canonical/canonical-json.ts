@@ -5,7 +5,10 @@ import { formatIssuePath } from '../shared/issue-path';
 export class CanonicalJsonError extends Error {
   override name = 'CanonicalJsonError';
   readonly code = 'CANONICAL_JSON_UNSUPPORTED';
-  constructor(readonly path: string, reason: string) {
+  constructor(
+    readonly path: string,
+    reason: string,
+  ) {
     super(`cannot canonicalize ${path === '' ? 'value' : `"${path}"`}: ${reason}`);
   }
 }
@@ -34,7 +37,8 @@ function serialize(value: unknown, path: PropertyKey[], stack: Set<object>): str
     case 'string':
       return serializeString(value, path);
     case 'number':
-      if (!Number.isFinite(value)) throw new CanonicalJsonError(formatIssuePath(path), `${value} is not a JSON number`);
+      if (!Number.isFinite(value))
+        throw new CanonicalJsonError(formatIssuePath(path), `${value} is not a JSON number`);
       return JSON.stringify(value);
     case 'boolean':
       return value ? 'true' : 'false';
@@ -48,7 +52,11 @@ function serialize(value: unknown, path: PropertyKey[], stack: Set<object>): str
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function serializeString(value: string, path: PropertyKey[]): string {
-  if (LONE_SURROGATE.test(value)) throw new CanonicalJsonError(formatIssuePath(path), 'string contains a lone surrogate (not valid Unicode)');
+  if (LONE_SURROGATE.test(value))
+    throw new CanonicalJsonError(
+      formatIssuePath(path),
+      'string contains a lone surrogate (not valid Unicode)',
+    );
   return JSON.stringify(value);
 }
 
@@ -56,19 +64,27 @@ function serializeObject(value: object, path: PropertyKey[], stack: Set<object>)
   if (stack.has(value)) throw new CanonicalJsonError(formatIssuePath(path), 'circular reference');
   const proto = Object.getPrototypeOf(value);
   if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) {
-    throw new CanonicalJsonError(formatIssuePath(path), `${value.constructor?.name ?? 'non-plain'} object is not a JSON value`);
+    throw new CanonicalJsonError(
+      formatIssuePath(path),
+      `${value.constructor?.name ?? 'non-plain'} object is not a JSON value`,
+    );
   }
   stack.add(value);
   try {
     if (Array.isArray(value)) {
-      return `[${value.map((item, i) => {
-        if (item === undefined) throw new CanonicalJsonError(formatIssuePath([...path, i]), 'undefined is not a JSON value');
-        return serialize(item, [...path, i], stack);
-      }).join(',')}]`;
+      return `[${value
+        .map((item, i) => {
+          if (item === undefined)
+            throw new CanonicalJsonError(formatIssuePath([...path, i]), 'undefined is not a JSON value');
+          return serialize(item, [...path, i], stack);
+        })
+        .join(',')}]`;
     }
     const record = value as Record<string, unknown>;
     // Default sort compares UTF-16 code units, which is exactly RFC 8785 §3.2.3.
-    const keys = Object.keys(record).filter((k) => record[k] !== undefined).sort();
+    const keys = Object.keys(record)
+      .filter((k) => record[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${serializeString(k, path)}:${serialize(record[k], [...path, k], stack)}`).join(',')}}`;
   } finally {
     stack.delete(value);

@@ -35,9 +35,12 @@ describe('canonicalJson (RFC 8785)', () => {
     expect(canonicalJson(fromIeeeHex(hex))).toBe(expected);
   });
 
-  it.each([['7fffffffffffffff'], ['7ff0000000000000'], ['fff0000000000000']])('rejects the non-finite double %s', (hex) => {
-    expect(() => canonicalJson(fromIeeeHex(hex))).toThrow(CanonicalJsonError);
-  });
+  it.each([['7fffffffffffffff'], ['7ff0000000000000'], ['fff0000000000000']])(
+    'rejects the non-finite double %s',
+    (hex) => {
+      expect(() => canonicalJson(fromIeeeHex(hex))).toThrow(CanonicalJsonError);
+    },
+  );
 
   it('sorts keys by UTF-16 code units (RFC 8785 §3.2.3)', () => {
     const input = JSON.parse(String.raw`{
@@ -57,11 +60,15 @@ describe('canonicalJson (RFC 8785)', () => {
       "string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
       "literals": [null, true, false]
     }`);
-    expect(canonicalJson(input)).toBe(String.raw`{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`);
+    expect(canonicalJson(input)).toBe(
+      String.raw`{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`,
+    );
   });
 
   it('sorts nested objects and keeps array order', () => {
-    expect(canonicalJson({ b: [3, { z: 1, a: 2 }], a: { d: null, c: true } })).toBe('{"a":{"c":true,"d":null},"b":[3,{"a":2,"z":1}]}');
+    expect(canonicalJson({ b: [3, { z: 1, a: 2 }], a: { d: null, c: true } })).toBe(
+      '{"a":{"c":true,"d":null},"b":[3,{"a":2,"z":1}]}',
+    );
   });
 
   it.each<[string, unknown]>([
@@ -74,7 +81,12 @@ describe('canonicalJson (RFC 8785)', () => {
     ['a symbol', Symbol('s')],
     ['a Date', { at: new Date(0) }],
     ['a Map', new Map()],
-    ['a class instance', new (class Point { x = 1 })()],
+    [
+      'a class instance',
+      new (class Point {
+        x = 1;
+      })(),
+    ],
     ['a lone surrogate', '\ud800'],
     ['a lone surrogate in a key', { '\udc00': 1 }],
   ])('rejects %s with a clear error', (_name, value) => {
@@ -82,7 +94,9 @@ describe('canonicalJson (RFC 8785)', () => {
   });
 
   it('names the path of the offending value', () => {
-    expect(() => canonicalJson({ plan: { nodes: [{ at: new Date(0) }] } })).toThrow(expect.objectContaining({ path: 'plan.nodes[0].at', code: 'CANONICAL_JSON_UNSUPPORTED' }));
+    expect(() => canonicalJson({ plan: { nodes: [{ at: new Date(0) }] } })).toThrow(
+      expect.objectContaining({ path: 'plan.nodes[0].at', code: 'CANONICAL_JSON_UNSUPPORTED' }),
+    );
   });
 
   it('rejects cycles but accepts shared (acyclic) references', () => {
@@ -112,7 +126,9 @@ describe('contentHash', () => {
   it('is the SHA-256 hex of the canonical UTF-8 text', () => {
     expect(contentHash({})).toBe('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
     const value = { b: '€', a: [1.5, -0] };
-    expect(contentHash(value)).toBe(createHash('sha256').update('{"a":[1.5,0],"b":"€"}', 'utf8').digest('hex'));
+    expect(contentHash(value)).toBe(
+      createHash('sha256').update('{"a":[1.5,0],"b":"€"}', 'utf8').digest('hex'),
+    );
   });
 
   it('does not depend on key insertion order', () => {

@@ -4,7 +4,10 @@ import { checkUnique, IdentifierSchema } from '../shared/identifiers';
 import { JsonObjectSchema } from '../shared/json';
 
 const TraitListSchema = z.array(z.string().min(1).max(100)).max(50);
-const FacetListSchema = z.array(FacetNameSchema).max(50).superRefine((names, ctx) => checkUnique(names, ctx, 'facet'));
+const FacetListSchema = z
+  .array(FacetNameSchema)
+  .max(50)
+  .superRefine((names, ctx) => checkUnique(names, ctx, 'facet'));
 
 /** Who answers a capability: a model-backed agent or a person (spec 001 §5.6.2). */
 export const AgentTypeSchema = z.enum(['human', 'ai']);
@@ -16,7 +19,11 @@ export type AgentType = z.infer<typeof AgentTypeSchema>;
 export const HeartbeatSchema = z
   .strictObject({
     intervalSeconds: z.int().min(1).max(86_400),
-    timeoutSeconds: z.int().min(1).max(7 * 86_400).optional(),
+    timeoutSeconds: z
+      .int()
+      .min(1)
+      .max(7 * 86_400)
+      .optional(),
   })
   .refine((h) => h.timeoutSeconds === undefined || h.timeoutSeconds >= h.intervalSeconds, {
     error: 'timeoutSeconds must be at least intervalSeconds',

@@ -12,16 +12,29 @@ const registration = {
 describe('CapabilityRegistrationSchema', () => {
   it('defaults agentType to ai and keeps everything else', () => {
     expect(CapabilityRegistrationSchema.parse(registration)).toEqual({ ...registration, agentType: 'ai' });
-    expect(CapabilityRegistrationSchema.parse({ ...registration, agentType: 'human' }).agentType).toBe('human');
+    expect(CapabilityRegistrationSchema.parse({ ...registration, agentType: 'human' }).agentType).toBe(
+      'human',
+    );
   });
 
-  it.each([['writer.en'], ['writer.fr'], ['QualityAssuranceAgent.contentReview'], ['a:b-c_d'], ['x'.repeat(128)]])('accepts the capability id %s', (capabilityId) => {
+  it.each([
+    ['writer.en'],
+    ['writer.fr'],
+    ['QualityAssuranceAgent.contentReview'],
+    ['a:b-c_d'],
+    ['x'.repeat(128)],
+  ])('accepts the capability id %s', (capabilityId) => {
     expect(CapabilityRegistrationSchema.safeParse({ ...registration, capabilityId }).success).toBe(true);
   });
 
-  it.each([[''], ['has space'], ['slash/id'], ['x'.repeat(129)], ['emoji🙂']])('refuses the capability id %j', (capabilityId) => {
-    expect(CapabilityRegistrationSchema.safeParse({ ...registration, capabilityId }).error?.issues[0].path).toEqual(['capabilityId']);
-  });
+  it.each([[''], ['has space'], ['slash/id'], ['x'.repeat(129)], ['emoji🙂']])(
+    'refuses the capability id %j',
+    (capabilityId) => {
+      expect(
+        CapabilityRegistrationSchema.safeParse({ ...registration, capabilityId }).error?.issues[0].path,
+      ).toEqual(['capabilityId']);
+    },
+  );
 
   it.each<[string, Record<string, unknown>, string]>([
     ['an empty outputContract', { outputContract: [] }, 'outputContract'],
@@ -30,7 +43,11 @@ describe('CapabilityRegistrationSchema', () => {
     ['an unknown agentType', { agentType: 'robot' }, 'agentType'],
     ['an unknown field', { defaultContract: {} }, ''],
     ['an unknown trait', { inputTraits: { moods: ['calm'] } }, 'inputTraits'],
-    ['a heartbeat timeout below its interval', { heartbeat: { intervalSeconds: 60, timeoutSeconds: 30 } }, 'heartbeat.timeoutSeconds'],
+    [
+      'a heartbeat timeout below its interval',
+      { heartbeat: { intervalSeconds: 60, timeoutSeconds: 30 } },
+      'heartbeat.timeoutSeconds',
+    ],
     ['negative estimated tokens', { cost: { estimatedTokens: -1 } }, 'cost.estimatedTokens'],
     ['non-JSON metadata', { metadata: { seen: new Date(0) } }, 'metadata.seen'],
   ])('refuses %s', (_name, patch, path) => {

@@ -10,7 +10,11 @@ export const STRATEGY_BRIEFING: CapabilityRegistration = CapabilityRegistrationS
   version: '2025.11.1',
   displayName: 'Strategy Manager',
   summary: 'Plans rationale, writer brief, and knob configuration with asset analysis support.',
-  inputTraits: { languages: ['en'], formats: ['linkedin_post'], strengths: ['asset_analysis', 'brief_writing', 'variant_planning'] },
+  inputTraits: {
+    languages: ['en'],
+    formats: ['linkedin_post'],
+    strengths: ['asset_analysis', 'brief_writing', 'variant_planning'],
+  },
   inputContract: ['objectiveBrief', 'audienceProfile', 'toneOfVoice', 'assetBundle'],
   outputContract: ['writerBrief', 'planKnobs', 'strategicRationale'],
   cost: { tier: 'standard', estimatedTokens: 0, costCents: 0 },
@@ -22,8 +26,13 @@ export const QA_CONTENT_REVIEW: CapabilityRegistration = CapabilityRegistrationS
   capabilityId: 'QualityAssuranceAgent.contentReview',
   version: '2025.11.1',
   displayName: 'Quality Assurance',
-  summary: 'Scores drafts for readability, clarity, objective fit, and policy risk; normalises recommendations.',
-  inputTraits: { languages: ['en'], formats: ['linkedin_post'], strengths: ['readability_scoring', 'policy_risk_detection', 'recommendations'] },
+  summary:
+    'Scores drafts for readability, clarity, objective fit, and policy risk; normalises recommendations.',
+  inputTraits: {
+    languages: ['en'],
+    formats: ['linkedin_post'],
+    strengths: ['readability_scoring', 'policy_risk_detection', 'recommendations'],
+  },
   inputContract: ['copyVariants', 'writerBrief', 'qaRubric'],
   outputContract: ['qaFindings', 'recommendationSet'],
   cost: { tier: 'economy', estimatedTokens: 0, costCents: 0 },
@@ -36,7 +45,12 @@ export const COPYWRITER_LINKEDIN_VARIANTS: CapabilityRegistration = CapabilityRe
   version: '2025.11.1',
   displayName: 'Copywriter – LinkedIn Variants',
   summary: 'Generates 1–5 LinkedIn-ready variants with platform optimisations.',
-  inputTraits: { languages: ['en'], formats: ['linkedin_post'], strengths: ['brand_voice_alignment', 'cta_generation', 'variant_directions'], limitations: ['no_paid_ads_claims'] },
+  inputTraits: {
+    languages: ['en'],
+    formats: ['linkedin_post'],
+    strengths: ['brand_voice_alignment', 'cta_generation', 'variant_directions'],
+    limitations: ['no_paid_ads_claims'],
+  },
   inputContract: ['writerBrief', 'planKnobs', 'toneOfVoice', 'audienceProfile'],
   outputContract: ['copyVariants'],
   cost: { tier: 'standard', estimatedTokens: 0, costCents: 0 },
@@ -45,4 +59,8 @@ export const COPYWRITER_LINKEDIN_VARIANTS: CapabilityRegistration = CapabilityRe
 });
 
 /** Strategy, copywriter and QA, in that order. */
-export const REFERENCE_INVENTORY: readonly CapabilityRegistration[] = [STRATEGY_BRIEFING, COPYWRITER_LINKEDIN_VARIANTS, QA_CONTENT_REVIEW];
+export const REFERENCE_INVENTORY: readonly CapabilityRegistration[] = [
+  STRATEGY_BRIEFING,
+  COPYWRITER_LINKEDIN_VARIANTS,
+  QA_CONTENT_REVIEW,
+];

@@ -25,7 +25,8 @@ export type ProofVerdict = z.infer<typeof ProofVerdictSchema>;
  */
 export function deriveDiagnosticsStatus(diagnostics: readonly PlanDiagnostic[]): DiagnosticsStatus {
   if (diagnostics.some((d) => d.severity === 'hard' && d.status === 'unsatisfied')) return 'rejected';
-  if (diagnostics.some((d) => d.status === 'unsatisfied' || d.cause === 'advisory')) return 'accepted_with_findings';
+  if (diagnostics.some((d) => d.status === 'unsatisfied' || d.cause === 'advisory'))
+    return 'accepted_with_findings';
   return 'accepted';
 }
 
@@ -94,16 +95,22 @@ export const DiagnosticsBundleSchema = z.strictObject(BundleShape).superRefine(c
 export type DiagnosticsBundle = z.infer<typeof DiagnosticsBundleSchema>;
 
 /** The bundle of an accepted plan: status `accepted` or `accepted_with_findings`. */
-export const AcceptedDiagnosticsBundleSchema = DiagnosticsBundleSchema.refine((d) => d.status !== 'rejected', {
-  error: 'an accepted plan has status "accepted" or "accepted_with_findings"',
-  path: ['status'],
-});
+export const AcceptedDiagnosticsBundleSchema = DiagnosticsBundleSchema.refine(
+  (d) => d.status !== 'rejected',
+  {
+    error: 'an accepted plan has status "accepted" or "accepted_with_findings"',
+    path: ['status'],
+  },
+);
 
 /** The bundle of a refused plan or a failed planning: status `rejected`. */
-export const RejectedDiagnosticsBundleSchema = DiagnosticsBundleSchema.refine((d) => d.status === 'rejected', {
-  error: 'a rejected plan has status "rejected"',
-  path: ['status'],
-});
+export const RejectedDiagnosticsBundleSchema = DiagnosticsBundleSchema.refine(
+  (d) => d.status === 'rejected',
+  {
+    error: 'a rejected plan has status "rejected"',
+    path: ['status'],
+  },
+);
 
 /**
  * A bundle from diagnostics already merged and ordered (spec 000 §5.9.3): bucketed by severity,

@@ -3,7 +3,13 @@ import { IdentifierSchema } from '../shared/identifiers';
 import { JsonObjectSchema } from '../shared/json';
 
 /** Why a diagnostic was raised (spec 000 §5.9.3). */
-export const DiagnosticCauseSchema = z.enum(['missing_producer', 'missing_enforcer', 'schema_incompatible', 'unsatisfied_soft', 'advisory']);
+export const DiagnosticCauseSchema = z.enum([
+  'missing_producer',
+  'missing_enforcer',
+  'schema_incompatible',
+  'unsatisfied_soft',
+  'advisory',
+]);
 
 /** See {@link DiagnosticCauseSchema}. */
 export type DiagnosticCause = z.infer<typeof DiagnosticCauseSchema>;

@@ -48,15 +48,26 @@ export interface EmitAction {
 /** What a runtime policy asks for when it fires. */
 export type Action = ReplanAction | HitlAction | FailAction | PauseAction | EmitAction;
 
-const ReplanActionSchema = z.strictObject({ type: z.literal('replan'), rationale: LongTextSchema.optional() });
+const ReplanActionSchema = z.strictObject({
+  type: z.literal('replan'),
+  rationale: LongTextSchema.optional(),
+});
 const FailActionSchema = z.strictObject({ type: z.literal('fail'), message: LongTextSchema.optional() });
 const PauseActionSchema = z.strictObject({ type: z.literal('pause'), reason: LongTextSchema.optional() });
-const EmitActionSchema = z.strictObject({ type: z.literal('emit'), event: IdentifierSchema, payload: JsonObjectSchema.optional() });
+const EmitActionSchema = z.strictObject({
+  type: z.literal('emit'),
+  event: IdentifierSchema,
+  payload: JsonObjectSchema.optional(),
+});
 
 const TooDeepSchema = z
   .unknown()
   .superRefine((_value, ctx) => {
-    ctx.addIssue({ code: 'custom', message: `actions nest at most ${LIMITS.actionMaxDepth} levels deep`, params: { code: 'action_too_deep' } });
+    ctx.addIssue({
+      code: 'custom',
+      message: `actions nest at most ${LIMITS.actionMaxDepth} levels deep`,
+      params: { code: 'action_too_deep' },
+    });
   })
   .optional();
 
@@ -64,8 +75,19 @@ const TooDeepSchema = z
 // nesting fails at the first level too deep instead of recursing through all of it.
 function actionAtDepth(depth: number): z.ZodType<Action> {
   const nested = depth < LIMITS.actionMaxDepth ? actionAtDepth(depth + 1).optional() : TooDeepSchema;
-  const hitl = z.strictObject({ type: z.literal('hitl'), rationale: LongTextSchema.optional(), approveAction: nested, rejectAction: nested });
-  return z.discriminatedUnion('type', [ReplanActionSchema, hitl, FailActionSchema, PauseActionSchema, EmitActionSchema]) as unknown as z.ZodType<Action>;
+  const hitl = z.strictObject({
+    type: z.literal('hitl'),
+    rationale: LongTextSchema.optional(),
+    approveAction: nested,
+    rejectAction: nested,
+  });
+  return z.discriminatedUnion('type', [
+    ReplanActionSchema,
+    hitl,
+    FailActionSchema,
+    PauseActionSchema,
+    EmitActionSchema,
+  ]) as unknown as z.ZodType<Action>;
 }
 
 /**

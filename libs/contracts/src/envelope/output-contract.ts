@@ -6,7 +6,11 @@ import { ConstraintSpecSchema } from './constraint-spec';
 /** A caller's JSON Schema (draft-07 style), capped at {@link LIMITS.schemaMaxDepth} levels. */
 export const JsonSchemaObjectSchema = JsonObjectSchema.superRefine((schema, ctx) => {
   if (nestingExceeds(schema, LIMITS.schemaMaxDepth)) {
-    ctx.addIssue({ code: 'custom', message: `JSON Schema nests deeper than ${LIMITS.schemaMaxDepth} levels`, params: { code: 'schema_too_deep' } });
+    ctx.addIssue({
+      code: 'custom',
+      message: `JSON Schema nests deeper than ${LIMITS.schemaMaxDepth} levels`,
+      params: { code: 'schema_too_deep' },
+    });
   }
 });
 
@@ -26,7 +30,12 @@ export const OutputContractSchema = z
       const id = constraint.constraintId;
       if (id === undefined) return;
       if (seen.has(id)) {
-        ctx.addIssue({ code: 'custom', path: ['constraints', index, 'constraintId'], message: `duplicate constraintId "${id}"`, params: { code: 'duplicate' } });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['constraints', index, 'constraintId'],
+          message: `duplicate constraintId "${id}"`,
+          params: { code: 'duplicate' },
+        });
       }
       seen.add(id);
     });

@@ -42,10 +42,20 @@ export const PlannerPolicySchema = z
   .superRefine((policy, ctx) => {
     const overlap = (a: readonly string[] = [], b: readonly string[] = []) => a.filter((x) => b.includes(x));
     for (const kind of overlap(policy.topology?.requiredKinds, policy.topology?.forbiddenKinds)) {
-      ctx.addIssue({ code: 'custom', path: ['topology', 'forbiddenKinds'], message: `kind "${kind}" is both required and forbidden`, params: { code: 'conflict' } });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['topology', 'forbiddenKinds'],
+        message: `kind "${kind}" is both required and forbidden`,
+        params: { code: 'conflict' },
+      });
     }
     for (const id of overlap(policy.selection?.require, policy.selection?.forbid)) {
-      ctx.addIssue({ code: 'custom', path: ['selection', 'forbid'], message: `capability "${id}" is both required and forbidden`, params: { code: 'conflict' } });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['selection', 'forbid'],
+        message: `capability "${id}" is both required and forbidden`,
+        params: { code: 'conflict' },
+      });
     }
   });
 

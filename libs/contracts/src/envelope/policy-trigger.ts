@@ -6,7 +6,14 @@ import { NodeSelectorSchema } from './node-selector';
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** The trigger kinds a runtime policy can watch. */
-export const POLICY_TRIGGER_KINDS = ['onStart', 'onNodeComplete', 'onValidationFail', 'onTimeout', 'onMetricBelow', 'manual'] as const;
+export const POLICY_TRIGGER_KINDS = [
+  'onStart',
+  'onNodeComplete',
+  'onValidationFail',
+  'onTimeout',
+  'onMetricBelow',
+  'manual',
+] as const;
 
 /** Trigger kinds that may carry a `selector` and a JSONLogic `condition`. */
 export const NODE_TRIGGER_KINDS = ['onNodeComplete', 'onValidationFail'] as const;
@@ -17,8 +24,16 @@ export const NODE_TRIGGER_KINDS = ['onNodeComplete', 'onValidationFail'] as cons
  */
 export const PolicyTriggerSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('onStart') }),
-  z.strictObject({ kind: z.literal('onNodeComplete'), selector: NodeSelectorSchema.optional(), condition: JsonLogicRuleSchema.optional() }),
-  z.strictObject({ kind: z.literal('onValidationFail'), selector: NodeSelectorSchema.optional(), condition: JsonLogicRuleSchema.optional() }),
+  z.strictObject({
+    kind: z.literal('onNodeComplete'),
+    selector: NodeSelectorSchema.optional(),
+    condition: JsonLogicRuleSchema.optional(),
+  }),
+  z.strictObject({
+    kind: z.literal('onValidationFail'),
+    selector: NodeSelectorSchema.optional(),
+    condition: JsonLogicRuleSchema.optional(),
+  }),
   z.strictObject({ kind: z.literal('onTimeout'), ms: z.int().min(1).max(WEEK_MS) }),
   z.strictObject({ kind: z.literal('onMetricBelow'), metric: ShortTextSchema, threshold: z.number() }),
   z.strictObject({ kind: z.literal('manual') }),

@@ -14,7 +14,10 @@ export const TaskEnvelopeSchema = z.strictObject({
   objective: z
     .string()
     .max(LIMITS.objectiveMaxLength)
-    .refine((s) => s.trim().length > 0, { error: 'objective must not be empty', params: { code: 'too_small' } }),
+    .refine((s) => s.trim().length > 0, {
+      error: 'objective must not be empty',
+      params: { code: 'too_small' },
+    }),
   inputs: JsonObjectSchema.default({}),
   constraints: JsonObjectSchema.optional(),
   outputContract: OutputContractSchema,

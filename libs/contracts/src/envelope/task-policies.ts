@@ -11,7 +11,13 @@ export const TaskPoliciesSchema = z.strictObject({
     .superRefine((policies, ctx) => {
       const seen = new Set<string>();
       policies.forEach((policy, index) => {
-        if (seen.has(policy.id)) ctx.addIssue({ code: 'custom', path: [index, 'id'], message: `duplicate policy id "${policy.id}"`, params: { code: 'duplicate' } });
+        if (seen.has(policy.id))
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'id'],
+            message: `duplicate policy id "${policy.id}"`,
+            params: { code: 'duplicate' },
+          });
         seen.add(policy.id);
       });
     })

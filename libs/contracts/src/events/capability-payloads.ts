@@ -1,5 +1,8 @@
 import { z } from 'zod';
-import { CapabilityRegistrationSchema, CapabilityStatusSchema } from '../capabilities/capability-registration';
+import {
+  CapabilityRegistrationSchema,
+  CapabilityStatusSchema,
+} from '../capabilities/capability-registration';
 import { IdentifierSchema, IsoTimestampSchema, ShortTextSchema } from '../shared/identifiers';
 
 /** `capability_registered`: an instance registered (or re-registered) a capability. */

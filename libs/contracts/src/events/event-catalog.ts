@@ -48,14 +48,35 @@ export type FlexEvent = { [T in FlexEventType]: { type: T; payload: EventPayload
 
 /** Event types appended to a run's stream (`run-<runId>`), in lifecycle order. */
 export const RUN_EVENT_TYPES = [
-  'start', 'plan_requested', 'plan_drafted', 'plan_rejected', 'plan_generated', 'plan_updated',
-  'node_start', 'node_complete', 'node_error', 'validation_error', 'policy_triggered',
-  'hitl_request', 'hitl_resolved', 'replan_deferred', 'run_paused', 'run_resumed', 'custom_event',
-  'complete', 'run_failed', 'run_cancelled', 'log',
+  'start',
+  'plan_requested',
+  'plan_drafted',
+  'plan_rejected',
+  'plan_generated',
+  'plan_updated',
+  'node_start',
+  'node_complete',
+  'node_error',
+  'validation_error',
+  'policy_triggered',
+  'hitl_request',
+  'hitl_resolved',
+  'replan_deferred',
+  'run_paused',
+  'run_resumed',
+  'custom_event',
+  'complete',
+  'run_failed',
+  'run_cancelled',
+  'log',
 ] as const satisfies readonly FlexEventType[];
 
 /** Event types appended to a capability's stream (`capability-<capabilityId>`). */
-export const CAPABILITY_EVENT_TYPES = ['capability_registered', 'capability_status_changed', 'capability_deregistered'] as const satisfies readonly FlexEventType[];
+export const CAPABILITY_EVENT_TYPES = [
+  'capability_registered',
+  'capability_status_changed',
+  'capability_deregistered',
+] as const satisfies readonly FlexEventType[];
 
 /** Run events that end a run: nothing follows them on its stream. */
 export const TERMINAL_EVENT_TYPES = [
@@ -90,8 +111,14 @@ export interface EventPayloadError {
  * Never throws: an unknown type or a bad payload comes back as an error value with issues
  * whose paths are relative to the payload.
  */
-export function parseEventPayload<T extends FlexEventType>(type: T, payload: unknown): Result<EventPayload<T>, EventPayloadError>;
-export function parseEventPayload(type: string, payload: unknown): Result<FlexEvent['payload'], EventPayloadError>;
+export function parseEventPayload<T extends FlexEventType>(
+  type: T,
+  payload: unknown,
+): Result<EventPayload<T>, EventPayloadError>;
+export function parseEventPayload(
+  type: string,
+  payload: unknown,
+): Result<FlexEvent['payload'], EventPayloadError>;
 export function parseEventPayload(type: string, payload: unknown): Result<unknown, EventPayloadError> {
   if (!isFlexEventType(type)) {
     return err({ code: 'UNKNOWN_EVENT_TYPE', message: `unknown event type "${type}"`, issues: [] });
@@ -99,7 +126,11 @@ export function parseEventPayload(type: string, payload: unknown): Result<unknow
   const parsed = (EVENT_PAYLOAD_SCHEMAS[type] as z.ZodType).safeParse(payload, { reportInput: true });
   if (parsed.success) return ok(parsed.data);
   const issues = zodIssuesToValidationIssues(parsed.error.issues);
-  return err({ code: 'INVALID_EVENT_PAYLOAD', message: `invalid ${type} payload: ${issues.map((i) => `${i.path || '(payload)'}: ${i.message}`).join('; ')}`, issues });
+  return err({
+    code: 'INVALID_EVENT_PAYLOAD',
+    message: `invalid ${type} payload: ${issues.map((i) => `${i.path || '(payload)'}: ${i.message}`).join('; ')}`,
+    issues,
+  });
 }
 
 /** An event as a decider returns it: its type and the payload its producer wrote. */
@@ -109,6 +140,9 @@ export type DecidedRunEvent<T extends FlexEventType> = { type: T; payload: Event
  * A run event as a decider returns it, its payload checked against its type at compile time (the
  * store takes any payload; this is where a producer finds out it wrote the wrong shape).
  */
-export function runEvent<T extends FlexEventType>(type: T, payload: EventPayloadInput<T>): DecidedRunEvent<T> {
+export function runEvent<T extends FlexEventType>(
+  type: T,
+  payload: EventPayloadInput<T>,
+): DecidedRunEvent<T> {
   return { type, payload };
 }

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { zodIssuesToValidationIssues } from '../normalizer/zod-issues';
 import { IdentifierSchema, IsoTimestampSchema, PlanVersionSchema } from '../shared/identifiers';
-import { EVENT_PAYLOAD_SCHEMAS, isFlexEventType, type EventPayload, type FlexEventType } from './event-catalog';
+import {
+  EVENT_PAYLOAD_SCHEMAS,
+  isFlexEventType,
+  type EventPayload,
+  type FlexEventType,
+} from './event-catalog';
 
 const FrameBaseSchema = z.strictObject({
   type: z.string().refine(isFlexEventType, { error: 'unknown event type' }),
@@ -26,7 +31,9 @@ interface FrameBase {
 }
 
 /** An SSE frame as the client sees it (DESIGN §7), typed by event type. */
-export type FlexEventFrame = { [T in FlexEventType]: FrameBase & { type: T; payload?: EventPayload<T> } }[FlexEventType];
+export type FlexEventFrame = {
+  [T in FlexEventType]: FrameBase & { type: T; payload?: EventPayload<T> };
+}[FlexEventType];
 
 /**
  * The `data:` of an SSE frame: `{ type, id, timestamp, runId, nodeId?, planVersion?,
@@ -35,10 +42,17 @@ export type FlexEventFrame = { [T in FlexEventType]: FrameBase & { type: T; payl
  */
 export const FlexEventFrameSchema = FrameBaseSchema.transform((frame, ctx) => {
   if (frame.payload === undefined) return frame as FlexEventFrame;
-  const parsed = (EVENT_PAYLOAD_SCHEMAS[frame.type as FlexEventType] as z.ZodType).safeParse(frame.payload, { reportInput: true });
+  const parsed = (EVENT_PAYLOAD_SCHEMAS[frame.type as FlexEventType] as z.ZodType).safeParse(frame.payload, {
+    reportInput: true,
+  });
   if (parsed.success) return { ...frame, payload: parsed.data } as FlexEventFrame;
   for (const issue of zodIssuesToValidationIssues(parsed.error.issues)) {
-    ctx.addIssue({ code: 'custom', path: ['payload'], message: `${issue.path || '(payload)'}: ${issue.message}`, params: { code: issue.code } });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['payload'],
+      message: `${issue.path || '(payload)'}: ${issue.message}`,
+      params: { code: issue.code },
+    });
   }
   return z.NEVER;
 }) as unknown as z.ZodType<FlexEventFrame>;

@@ -6,7 +6,14 @@ import { ActionSchema } from '../envelope/action';
 import { PlanNodeKindSchema } from '../plan/plan-node-kind';
 import { FacetProvenanceSchema } from '../plan/plan-node';
 import { RegistrySnapshotSchema } from '../planner/registry-snapshot';
-import { AttemptSchema, IdentifierSchema, LongTextSchema, PlanVersionSchema, ShortTextSchema, UnitScoreSchema } from '../shared/identifiers';
+import {
+  AttemptSchema,
+  IdentifierSchema,
+  LongTextSchema,
+  PlanVersionSchema,
+  ShortTextSchema,
+  UnitScoreSchema,
+} from '../shared/identifiers';
 import { JsonObjectSchema, JsonValueSchema } from '../shared/json';
 
 const NodeRef = { nodeId: IdentifierSchema, capabilityId: IdentifierSchema.optional() };
@@ -27,7 +34,13 @@ export const NodeCompletePayloadSchema = z.strictObject({
   durationMs: z.number().min(0),
   facetProvenance: z.array(FacetProvenanceSchema).optional(),
   /** What the agent reported spending on this attempt (runtime metrics `tokens` and `costCents`). */
-  usage: z.strictObject({ tokens: z.number().min(0).optional(), costCents: z.number().min(0).optional(), model: ShortTextSchema.optional() }).optional(),
+  usage: z
+    .strictObject({
+      tokens: z.number().min(0).optional(),
+      costCents: z.number().min(0).optional(),
+      model: ShortTextSchema.optional(),
+    })
+    .optional(),
 });
 
 /** `node_error`: an attempt failed; `willRetry` with `retryInMs` when another attempt follows. */
@@ -35,7 +48,11 @@ export const NodeErrorPayloadSchema = z
   .strictObject({
     ...NodeRef,
     attempt: AttemptSchema,
-    error: z.strictObject({ code: z.string().min(1).max(200), message: z.string().max(8_000), retryable: z.boolean() }),
+    error: z.strictObject({
+      code: z.string().min(1).max(200),
+      message: z.string().max(8_000),
+      retryable: z.boolean(),
+    }),
     willRetry: z.boolean(),
     retryInMs: z.int().min(0).optional(),
     /**
@@ -44,7 +61,10 @@ export const NodeErrorPayloadSchema = z
      */
     reopens: z.array(IdentifierSchema).max(500).optional(),
   })
-  .refine((p) => p.willRetry || p.retryInMs === undefined, { error: 'retryInMs only accompanies willRetry', path: ['retryInMs'] });
+  .refine((p) => p.willRetry || p.retryInMs === undefined, {
+    error: 'retryInMs only accompanies willRetry',
+    path: ['retryInMs'],
+  });
 
 /**
  * `validation_error`: a schema check failed; `scope` says which boundary. For `final_output`,
@@ -56,7 +76,14 @@ export const ValidationErrorPayloadSchema = z.strictObject({
   /** The node attempt the errors are about (what a retry of that node is told to fix). */
   attempt: AttemptSchema.optional(),
   errors: z
-    .array(z.strictObject({ path: z.string(), keyword: z.string().optional(), message: z.string(), facet: z.string().optional() }))
+    .array(
+      z.strictObject({
+        path: z.string(),
+        keyword: z.string().optional(),
+        message: z.string(),
+        facet: z.string().optional(),
+      }),
+    )
     .min(1),
 });
 
@@ -115,7 +142,10 @@ export const RunPausedPayloadSchema = z.strictObject({
 });
 
 /** `run_resumed`: a paused run continues on the same plan version. */
-export const RunResumedPayloadSchema = z.strictObject({ expectedPlanVersion: PlanVersionSchema, resumedBy: ShortTextSchema });
+export const RunResumedPayloadSchema = z.strictObject({
+  expectedPlanVersion: PlanVersionSchema,
+  resumedBy: ShortTextSchema,
+});
 
 /** `complete`: the final output, valid against the caller's schema and hard constraints. */
 export const CompletePayloadSchema = z.strictObject({

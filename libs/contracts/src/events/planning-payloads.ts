@@ -10,7 +10,13 @@ import { PlanGraphSchema, PlanMetadataSchema } from '../plan/plan-graph';
 import { PlanNodeSummarySchema } from '../plan/plan-node-summary';
 import { PlannerErrorSchema } from '../planner/planner-io';
 import { RegistrySnapshotSchema } from '../planner/registry-snapshot';
-import { AttemptSchema, IdentifierSchema, PlanVersionSchema, Sha256HexSchema, ShortTextSchema } from '../shared/identifiers';
+import {
+  AttemptSchema,
+  IdentifierSchema,
+  PlanVersionSchema,
+  Sha256HexSchema,
+  ShortTextSchema,
+} from '../shared/identifiers';
 import { JsonObjectSchema } from '../shared/json';
 
 /** The roles a bearer token can carry (DESIGN §7). */
@@ -49,7 +55,11 @@ export const PlanRequestedPayloadSchema = z.strictObject({
   /** Set when this attempt must use the rule-based planner, and why. */
   fallback: PlannerFallbackSchema.optional(),
   replan: z
-    .strictObject({ trigger: JsonObjectSchema, previousVersion: PlanVersionSchema, completedNodeIds: z.array(IdentifierSchema) })
+    .strictObject({
+      trigger: JsonObjectSchema,
+      previousVersion: PlanVersionSchema,
+      completedNodeIds: z.array(IdentifierSchema),
+    })
     .optional(),
 });
 
@@ -95,7 +105,10 @@ export const PlanGeneratedPayloadSchema = z
     registry: RegistrySnapshotSchema,
     diagnostics: AcceptedDiagnosticsBundleSchema,
   })
-  .refine((p) => p.plan.planVersion === p.planVersion, { error: 'plan.planVersion must equal planVersion', path: ['plan', 'planVersion'] });
+  .refine((p) => p.plan.planVersion === p.planVersion, {
+    error: 'plan.planVersion must equal planVersion',
+    path: ['plan', 'planVersion'],
+  });
 
 /** `plan_updated`: a replan produced a new validated version; completed nodes keep their outputs. */
 export const PlanUpdatedPayloadSchema = z
@@ -110,5 +123,11 @@ export const PlanUpdatedPayloadSchema = z
     /** The validator's findings on the new version (spec 000 §5.9.4), as in `plan_generated`. */
     diagnostics: AcceptedDiagnosticsBundleSchema,
   })
-  .refine((p) => p.version > p.previousVersion, { error: 'version must be above previousVersion', path: ['version'] })
-  .refine((p) => p.plan.planVersion === p.version, { error: 'plan.planVersion must equal version', path: ['plan', 'planVersion'] });
+  .refine((p) => p.version > p.previousVersion, {
+    error: 'version must be above previousVersion',
+    path: ['version'],
+  })
+  .refine((p) => p.plan.planVersion === p.version, {
+    error: 'plan.planVersion must equal version',
+    path: ['plan', 'planVersion'],
+  });

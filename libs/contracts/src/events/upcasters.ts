@@ -16,7 +16,13 @@ const BUNDLE_FIELDS = ['status', 'satisfactionScore', 'failures', 'warnings', 'i
 function bundleAtTop(payload: Payload): Payload {
   if ('diagnostics' in payload || !('status' in payload || 'satisfactionScore' in payload)) return payload;
   const rest: Payload = {};
-  const diagnostics: Payload = { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] };
+  const diagnostics: Payload = {
+    status: 'accepted',
+    satisfactionScore: 1,
+    failures: [],
+    warnings: [],
+    infos: [],
+  };
   for (const [key, value] of Object.entries(payload)) {
     if ((BUNDLE_FIELDS as readonly string[]).includes(key)) diagnostics[key] = value;
     else rest[key] = value;

@@ -4,12 +4,17 @@ import { QA_FACETS } from './catalog/qa-facets';
 import { STRATEGY_FACETS } from './catalog/strategy-facets';
 
 /** Stable codes of {@link FacetCatalogError}. */
-export type FacetCatalogErrorCode = 'FACET_NOT_FOUND' | 'FACET_DIRECTION_MISMATCH' | 'FACET_DUPLICATE' | 'FACET_INVALID';
+export type FacetCatalogErrorCode =
+  'FACET_NOT_FOUND' | 'FACET_DIRECTION_MISMATCH' | 'FACET_DUPLICATE' | 'FACET_INVALID';
 
 /** A catalog lookup or construction failure; `facets` names the facets concerned. */
 export class FacetCatalogError extends Error {
   override name = 'FacetCatalogError';
-  constructor(readonly code: FacetCatalogErrorCode, message: string, readonly facets: readonly string[]) {
+  constructor(
+    readonly code: FacetCatalogErrorCode,
+    message: string,
+    readonly facets: readonly string[],
+  ) {
     super(message);
   }
 }
@@ -26,8 +31,16 @@ export class FacetCatalog {
     for (const raw of definitions) {
       const parsed = FacetDefinitionSchema.safeParse(raw);
       const name = (raw as { name?: unknown })?.name;
-      if (!parsed.success) throw new FacetCatalogError('FACET_INVALID', `facet ${String(name)} is invalid: ${parsed.error.message}`, [String(name)]);
-      if (byName.has(parsed.data.name)) throw new FacetCatalogError('FACET_DUPLICATE', `facet "${parsed.data.name}" is defined twice`, [parsed.data.name]);
+      if (!parsed.success)
+        throw new FacetCatalogError(
+          'FACET_INVALID',
+          `facet ${String(name)} is invalid: ${parsed.error.message}`,
+          [String(name)],
+        );
+      if (byName.has(parsed.data.name))
+        throw new FacetCatalogError('FACET_DUPLICATE', `facet "${parsed.data.name}" is defined twice`, [
+          parsed.data.name,
+        ]);
       byName.set(parsed.data.name, deepFreeze(parsed.data));
     }
     this.byName = byName;
@@ -54,11 +67,17 @@ export class FacetCatalog {
    */
   resolveMany(names: readonly string[], direction?: 'input' | 'output'): FacetDefinition[] {
     const missing = names.filter((name) => !this.byName.has(name));
-    if (missing.length) throw new FacetCatalogError('FACET_NOT_FOUND', `unknown facet(s): ${missing.join(', ')}`, missing);
+    if (missing.length)
+      throw new FacetCatalogError('FACET_NOT_FOUND', `unknown facet(s): ${missing.join(', ')}`, missing);
     const resolved = names.map((name) => this.byName.get(name) as FacetDefinition);
     if (direction) {
       const wrong = resolved.filter((d) => !facetAllows(d, direction)).map((d) => d.name);
-      if (wrong.length) throw new FacetCatalogError('FACET_DIRECTION_MISMATCH', `facet(s) cannot be used as ${direction}: ${wrong.join(', ')}`, wrong);
+      if (wrong.length)
+        throw new FacetCatalogError(
+          'FACET_DIRECTION_MISMATCH',
+          `facet(s) cannot be used as ${direction}: ${wrong.join(', ')}`,
+          wrong,
+        );
     }
     return resolved;
   }

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { JsonObjectSchema } from '../shared/json';
 
 /** A facet's machine key: an identifier such as `writerBrief` (1..64 characters). */
-export const FacetNameSchema = z
-  .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, { error: 'expected a facet name: a letter, then up to 63 letters, digits or _' });
+export const FacetNameSchema = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, {
+  error: 'expected a facet name: a letter, then up to 63 letters, digits or _',
+});
 
 /**
  * Which way a facet flows: `input` facets are supplied by the caller and consumed by
@@ -39,7 +39,10 @@ export const FacetDefinitionSchema = z.strictObject({
 export type FacetDefinition = z.infer<typeof FacetDefinitionSchema>;
 
 /** True when a facet may be used in the given direction of a capability contract. */
-export function facetAllows(definition: Pick<FacetDefinition, 'metadata'>, direction: 'input' | 'output'): boolean {
+export function facetAllows(
+  definition: Pick<FacetDefinition, 'metadata'>,
+  direction: 'input' | 'output',
+): boolean {
   const d = definition.metadata.directionality;
   return d === 'bidirectional' || d === direction;
 }

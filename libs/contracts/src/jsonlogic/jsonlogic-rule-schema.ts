@@ -7,6 +7,11 @@ import { jsonLogicProblems } from './jsonlogic-rules';
  */
 export const JsonLogicRuleSchema = JsonObjectSchema.superRefine((rule, ctx) => {
   for (const problem of jsonLogicProblems(rule)) {
-    ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message, params: { code: problem.code, hint: problem.hint } });
+    ctx.addIssue({
+      code: 'custom',
+      path: problem.path,
+      message: problem.message,
+      params: { code: problem.code, hint: problem.hint },
+    });
   }
 });

@@ -8,9 +8,40 @@ import type { ValidationIssue } from '../normalizer/validation-issue';
  * `method` (calls arbitrary JavaScript methods) and `log` (side effect) are deliberately absent.
  */
 export const JSONLOGIC_OPERATORS = [
-  'var', 'missing', 'missing_some', 'if', '?:', '==', '===', '!=', '!==', '!', '!!', 'or', 'and',
-  '>', '>=', '<', '<=', 'max', 'min', '+', '-', '*', '/', '%', 'map', 'filter', 'reduce', 'all',
-  'none', 'some', 'merge', 'in', 'cat', 'substr',
+  'var',
+  'missing',
+  'missing_some',
+  'if',
+  '?:',
+  '==',
+  '===',
+  '!=',
+  '!==',
+  '!',
+  '!!',
+  'or',
+  'and',
+  '>',
+  '>=',
+  '<',
+  '<=',
+  'max',
+  'min',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  'map',
+  'filter',
+  'reduce',
+  'all',
+  'none',
+  'some',
+  'merge',
+  'in',
+  'cat',
+  'substr',
 ] as const;
 
 /** One of {@link JSONLOGIC_OPERATORS}. */
@@ -43,7 +74,14 @@ interface WalkState {
 export function validateJsonLogic(rule: unknown, path = ''): ValidationIssue[] {
   return jsonLogicProblems(rule).map((p) => {
     const suffix = formatIssuePath(p.path);
-    const full = path === '' ? suffix : suffix === '' ? path : suffix.startsWith('[') ? path + suffix : `${path}.${suffix}`;
+    const full =
+      path === ''
+        ? suffix
+        : suffix === ''
+          ? path
+          : suffix.startsWith('[')
+            ? path + suffix
+            : `${path}.${suffix}`;
     return { path: full, code: p.code, message: p.message, ...(p.hint ? { hint: p.hint } : {}) };
   });
 }
@@ -51,7 +89,13 @@ export function validateJsonLogic(rule: unknown, path = ''): ValidationIssue[] {
 /** {@link validateJsonLogic} with paths as segments, for zod refinements. */
 export function jsonLogicProblems(rule: unknown): JsonLogicProblem[] {
   if (!isPlainObject(rule)) {
-    return [{ path: [], code: 'invalid_jsonlogic', message: 'a JSONLogic rule must be an object with exactly one operator key' }];
+    return [
+      {
+        path: [],
+        code: 'invalid_jsonlogic',
+        message: 'a JSONLogic rule must be an object with exactly one operator key',
+      },
+    ];
   }
   const state: WalkState = { nodes: 0, problems: [], tooLarge: false };
   visit(rule, [], 1, state);
@@ -63,12 +107,20 @@ function visit(node: unknown, path: PropertyKey[], depth: number, state: WalkSta
   if (state.tooLarge) return;
   if (state.nodes > LIMITS.jsonLogicMaxNodes) {
     state.tooLarge = true;
-    state.problems.push({ path: [], code: 'jsonlogic_too_large', message: `rule has more than ${LIMITS.jsonLogicMaxNodes} nodes` });
+    state.problems.push({
+      path: [],
+      code: 'jsonlogic_too_large',
+      message: `rule has more than ${LIMITS.jsonLogicMaxNodes} nodes`,
+    });
     return;
   }
   if (node === null || typeof node !== 'object') return;
   if (depth > LIMITS.jsonLogicMaxDepth) {
-    state.problems.push({ path, code: 'jsonlogic_too_deep', message: `rule nests deeper than ${LIMITS.jsonLogicMaxDepth} levels` });
+    state.problems.push({
+      path,
+      code: 'jsonlogic_too_deep',
+      message: `rule nests deeper than ${LIMITS.jsonLogicMaxDepth} levels`,
+    });
     return;
   }
   if (Array.isArray(node)) {
@@ -78,16 +130,30 @@ function visit(node: unknown, path: PropertyKey[], depth: number, state: WalkSta
   visitOperator(node as Record<string, unknown>, path, depth, state);
 }
 
-function visitOperator(node: Record<string, unknown>, path: PropertyKey[], depth: number, state: WalkState): void {
+function visitOperator(
+  node: Record<string, unknown>,
+  path: PropertyKey[],
+  depth: number,
+  state: WalkState,
+): void {
   const keys = Object.keys(node);
   if (keys.length !== 1) {
-    state.problems.push({ path, code: 'invalid_jsonlogic', message: `a JSONLogic rule object must have exactly one operator key, found ${keys.length}` });
+    state.problems.push({
+      path,
+      code: 'invalid_jsonlogic',
+      message: `a JSONLogic rule object must have exactly one operator key, found ${keys.length}`,
+    });
     return;
   }
   const op = keys[0];
   const at = [...path, op];
   if (!ALLOWED.has(op)) {
-    state.problems.push({ path: at, code: 'jsonlogic_operator_not_allowed', message: `JSONLogic operator "${op}" is not allowed`, hint: operatorHint(op) });
+    state.problems.push({
+      path: at,
+      code: 'jsonlogic_operator_not_allowed',
+      message: `JSONLogic operator "${op}" is not allowed`,
+      hint: operatorHint(op),
+    });
     return;
   }
   if (DATA_PATH_OPERATORS.has(op)) visitDataPaths(op, node[op], at, depth, state);
@@ -96,7 +162,8 @@ function visitOperator(node: Record<string, unknown>, path: PropertyKey[], depth
 
 function operatorHint(op: string): string {
   if (op === 'method') return '`method` calls arbitrary JavaScript methods and is never allowed';
-  if (op === 'between') return 'write {"<=": [low, value, high]}; normalizeEnvelope rewrites the legacy `between` form';
+  if (op === 'between')
+    return 'write {"<=": [low, value, high]}; normalizeEnvelope rewrites the legacy `between` form';
   return `allowed operators: ${JSONLOGIC_OPERATORS.join(', ')}`;
 }
 
@@ -120,10 +187,19 @@ function checkDataPath(value: unknown, at: PropertyKey[], state: WalkState): voi
   state.nodes += 1;
   if (value === undefined || value === null || typeof value === 'number') return;
   if (typeof value !== 'string') {
-    state.problems.push({ path: at, code: 'jsonlogic_dynamic_path', message: 'data paths must be literal strings or numbers', hint: 'computed paths cannot be checked before the run' });
+    state.problems.push({
+      path: at,
+      code: 'jsonlogic_dynamic_path',
+      message: 'data paths must be literal strings or numbers',
+      hint: 'computed paths cannot be checked before the run',
+    });
     return;
   }
   const bad = value.split('.').find((segment) => FORBIDDEN_SEGMENTS.has(segment));
-  if (bad) state.problems.push({ path: at, code: 'jsonlogic_forbidden_path', message: `data path "${value}" names "${bad}"` });
+  if (bad)
+    state.problems.push({
+      path: at,
+      code: 'jsonlogic_forbidden_path',
+      message: `data path "${value}" names "${bad}"`,
+    });
 }
-

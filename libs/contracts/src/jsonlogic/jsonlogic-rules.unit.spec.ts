@@ -8,7 +8,10 @@ const nest = (depth: number): unknown => (depth === 0 ? { var: 'x' } : { '!': [n
 describe('validateJsonLogic', () => {
   it.each<[string, unknown]>([
     ['a comparison', { '<': [{ var: 'qaFindings.overallScore' }, 0.6] }],
-    ['and/or nesting', { and: [{ '>=': [{ var: 'a' }, 1] }, { or: [{ '!': { var: 'b' } }, { '==': [{ var: 'c' }, 'x'] }] }] }],
+    [
+      'and/or nesting',
+      { and: [{ '>=': [{ var: 'a' }, 1] }, { or: [{ '!': { var: 'b' } }, { '==': [{ var: 'c' }, 'x'] }] }] },
+    ],
     ['a three-way <=', { '<=': [0.6, { var: 'score' }, 0.8] }],
     ['var with a default rule', { var: ['missing.path', { cat: ['a', 'b'] }] }],
     ['numeric var', { var: 1 }],
@@ -22,27 +25,67 @@ describe('validateJsonLogic', () => {
   });
 
   it.each<[string, unknown, { path: string; code: string; hint?: RegExp }]>([
-    ['method', { method: [{ var: 'x' }, 'toString'] }, { path: 'cond.method', code: 'jsonlogic_operator_not_allowed', hint: /never allowed/ }],
-    ['log', { and: [{ log: 'x' }] }, { path: 'cond.and[0].log', code: 'jsonlogic_operator_not_allowed', hint: /allowed operators/ }],
-    ['between', { between: [{ var: 'x' }, 1, 2] }, { path: 'cond.between', code: 'jsonlogic_operator_not_allowed', hint: /<=/ }],
-    ['an unknown operator', { '<': [{ nope: 1 }, 2] }, { path: 'cond["<"][0].nope', code: 'jsonlogic_operator_not_allowed' }],
-    ['a var through __proto__', { var: '__proto__.polluted' }, { path: 'cond.var', code: 'jsonlogic_forbidden_path' }],
-    ['a var through constructor', { '==': [{ var: ['a.constructor', 1] }, 1] }, { path: 'cond["=="][0].var[0]', code: 'jsonlogic_forbidden_path' }],
-    ['missing through prototype', { missing: ['ok', 'x.prototype'] }, { path: 'cond.missing[1]', code: 'jsonlogic_forbidden_path' }],
-    ['missing_some through __proto__', { missing_some: [1, ['__proto__']] }, { path: 'cond.missing_some[1][0]', code: 'jsonlogic_forbidden_path' }],
-    ['a computed var path', { var: { cat: ['__pro', 'to__'] } }, { path: 'cond.var', code: 'jsonlogic_dynamic_path' }],
+    [
+      'method',
+      { method: [{ var: 'x' }, 'toString'] },
+      { path: 'cond.method', code: 'jsonlogic_operator_not_allowed', hint: /never allowed/ },
+    ],
+    [
+      'log',
+      { and: [{ log: 'x' }] },
+      { path: 'cond.and[0].log', code: 'jsonlogic_operator_not_allowed', hint: /allowed operators/ },
+    ],
+    [
+      'between',
+      { between: [{ var: 'x' }, 1, 2] },
+      { path: 'cond.between', code: 'jsonlogic_operator_not_allowed', hint: /<=/ },
+    ],
+    [
+      'an unknown operator',
+      { '<': [{ nope: 1 }, 2] },
+      { path: 'cond["<"][0].nope', code: 'jsonlogic_operator_not_allowed' },
+    ],
+    [
+      'a var through __proto__',
+      { var: '__proto__.polluted' },
+      { path: 'cond.var', code: 'jsonlogic_forbidden_path' },
+    ],
+    [
+      'a var through constructor',
+      { '==': [{ var: ['a.constructor', 1] }, 1] },
+      { path: 'cond["=="][0].var[0]', code: 'jsonlogic_forbidden_path' },
+    ],
+    [
+      'missing through prototype',
+      { missing: ['ok', 'x.prototype'] },
+      { path: 'cond.missing[1]', code: 'jsonlogic_forbidden_path' },
+    ],
+    [
+      'missing_some through __proto__',
+      { missing_some: [1, ['__proto__']] },
+      { path: 'cond.missing_some[1][0]', code: 'jsonlogic_forbidden_path' },
+    ],
+    [
+      'a computed var path',
+      { var: { cat: ['__pro', 'to__'] } },
+      { path: 'cond.var', code: 'jsonlogic_dynamic_path' },
+    ],
     ['a two-key object', { '==': [1, 1], '!=': [1, 2] }, { path: 'cond', code: 'invalid_jsonlogic' }],
     ['an empty object', {}, { path: 'cond', code: 'invalid_jsonlogic' }],
     ['a bare literal', true, { path: 'cond', code: 'invalid_jsonlogic' }],
   ])('rejects %s', (_name, rule, expected) => {
     const issues = validateJsonLogic(rule, 'cond');
-    expect(issues.map(({ path, code }) => ({ path, code }))).toEqual([{ path: expected.path, code: expected.code }]);
+    expect(issues.map(({ path, code }) => ({ path, code }))).toEqual([
+      { path: expected.path, code: expected.code },
+    ]);
     if (expected.hint) expect(issues[0].hint).toMatch(expected.hint);
   });
 
   it('caps the depth', () => {
     expect(validateJsonLogic(nest(LIMITS.jsonLogicMaxDepth / 2 - 1))).toEqual([]);
-    expect(validateJsonLogic(nest(LIMITS.jsonLogicMaxDepth)).map((i) => i.code)).toEqual(['jsonlogic_too_deep']);
+    expect(validateJsonLogic(nest(LIMITS.jsonLogicMaxDepth)).map((i) => i.code)).toEqual([
+      'jsonlogic_too_deep',
+    ]);
   });
 
   it('caps the node count', () => {
@@ -52,7 +95,16 @@ describe('validateJsonLogic', () => {
 
   it('only allows operators json-logic-js implements', () => {
     for (const op of JSONLOGIC_OPERATORS) {
-      const args = op === 'var' ? 'a' : op === 'missing_some' ? [0, ['a']] : op === 'reduce' ? [[], 1, 0] : op === 'substr' ? ['abc', 1] : [1, 1];
+      const args =
+        op === 'var'
+          ? 'a'
+          : op === 'missing_some'
+            ? [0, ['a']]
+            : op === 'reduce'
+              ? [[], 1, 0]
+              : op === 'substr'
+                ? ['abc', 1]
+                : [1, 1];
       expect(() => jsonLogic.apply({ [op]: args } as jsonLogic.RulesLogic, { a: 1 })).not.toThrow();
     }
   });
@@ -65,13 +117,26 @@ describe('validateJsonLogic', () => {
 
 describe('rewriteBetween', () => {
   it('rewrites nested legacy between into an inclusive <= with the same truth table', () => {
-    const legacy = { and: [{ between: [{ var: 'score' }, 0.6, 0.8] }, { '!': { between: [{ var: 'n' }, 1, 3] } }] };
+    const legacy = {
+      and: [{ between: [{ var: 'score' }, 0.6, 0.8] }, { '!': { between: [{ var: 'n' }, 1, 3] } }],
+    };
     const rewrites: Array<{ path: PropertyKey[]; from: unknown }> = [];
     const rule = rewriteBetween(legacy, rewrites);
-    expect(rule).toEqual({ and: [{ '<=': [0.6, { var: 'score' }, 0.8] }, { '!': { '<=': [1, { var: 'n' }, 3] } }] });
-    expect(rewrites.map((r) => r.path)).toEqual([['and', 0], ['and', 1, '!']]);
+    expect(rule).toEqual({
+      and: [{ '<=': [0.6, { var: 'score' }, 0.8] }, { '!': { '<=': [1, { var: 'n' }, 3] } }],
+    });
+    expect(rewrites.map((r) => r.path)).toEqual([
+      ['and', 0],
+      ['and', 1, '!'],
+    ]);
     expect(validateJsonLogic(rule)).toEqual([]);
-    for (const [score, n, expected] of [[0.6, 0, true], [0.8, 4, true], [0.7, 2, false], [0.59, 0, false], [0.81, 0, false]] as const) {
+    for (const [score, n, expected] of [
+      [0.6, 0, true],
+      [0.8, 4, true],
+      [0.7, 2, false],
+      [0.59, 0, false],
+      [0.81, 0, false],
+    ] as const) {
       expect(jsonLogic.apply(rule as jsonLogic.RulesLogic, { score, n })).toBe(expected);
     }
   });

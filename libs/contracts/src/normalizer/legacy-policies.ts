@@ -22,7 +22,12 @@ export function migrateLegacyPolicies(policies: Record<string, unknown>, ctx: No
   if (Array.isArray(policies.runtime)) policies.runtime.push(...added);
 }
 
-function moveInto(policies: Record<string, unknown>, key: string, section: string[], ctx: NormalizeContext): void {
+function moveInto(
+  policies: Record<string, unknown>,
+  key: string,
+  section: string[],
+  ctx: NormalizeContext,
+): void {
   if (!(key in policies)) return;
   const value = policies[key];
   policies.planner ??= {};
@@ -35,7 +40,12 @@ function moveInto(policies: Record<string, unknown>, key: string, section: strin
   if (!isPlainObject(target)) return;
   const to = [P, 'planner', ...section, key];
   if (key in target && target[key] !== value) {
-    ctx.reject([P, key], 'legacy_conflict', `policies.${key} disagrees with ${to.join('.')}`, `keep only ${to.join('.')}`);
+    ctx.reject(
+      [P, key],
+      'legacy_conflict',
+      `policies.${key} disagrees with ${to.join('.')}`,
+      `keep only ${to.join('.')}`,
+    );
     return;
   }
   target[key] = value;
@@ -43,34 +53,67 @@ function moveInto(policies: Record<string, unknown>, key: string, section: strin
   ctx.change([P, key], `legacy policies.${key} moved`, { from: value, to });
 }
 
-function requiresHitlApproval(policies: Record<string, unknown>, ctx: NormalizeContext, slot: () => PropertyKey[]): unknown[] {
+function requiresHitlApproval(
+  policies: Record<string, unknown>,
+  ctx: NormalizeContext,
+  slot: () => PropertyKey[],
+): unknown[] {
   if (!('requiresHitlApproval' in policies)) return [];
   const value = policies.requiresHitlApproval;
   delete policies.requiresHitlApproval;
   if (typeof value !== 'boolean') {
-    ctx.reject([P, 'requiresHitlApproval'], 'invalid_type', 'policies.requiresHitlApproval must be a boolean');
+    ctx.reject(
+      [P, 'requiresHitlApproval'],
+      'invalid_type',
+      'policies.requiresHitlApproval must be a boolean',
+    );
     return [];
   }
   if (!value) {
-    ctx.change([P, 'requiresHitlApproval'], 'legacy requiresHitlApproval: false dropped (no approval gate is the default)', { from: false });
+    ctx.change(
+      [P, 'requiresHitlApproval'],
+      'legacy requiresHitlApproval: false dropped (no approval gate is the default)',
+      { from: false },
+    );
     return [];
   }
-  ctx.change([P, 'requiresHitlApproval'], 'legacy requiresHitlApproval: true became a hitl runtime policy on every execution node', {
-    from: true,
-    to: slot(),
-  });
-  return [hitlPolicy('legacy_requires_hitl_approval', { kind: 'execution' }, 'Legacy requiresHitlApproval: a human approves each execution output')];
+  ctx.change(
+    [P, 'requiresHitlApproval'],
+    'legacy requiresHitlApproval: true became a hitl runtime policy on every execution node',
+    {
+      from: true,
+      to: slot(),
+    },
+  );
+  return [
+    hitlPolicy(
+      'legacy_requires_hitl_approval',
+      { kind: 'execution' },
+      'Legacy requiresHitlApproval: a human approves each execution output',
+    ),
+  ];
 }
 
-function hitlRequiredFor(policies: Record<string, unknown>, ctx: NormalizeContext, slot: () => PropertyKey[]): unknown[] {
+function hitlRequiredFor(
+  policies: Record<string, unknown>,
+  ctx: NormalizeContext,
+  slot: () => PropertyKey[],
+): unknown[] {
   if (!('hitlRequiredFor' in policies)) return [];
   const entries = policies.hitlRequiredFor;
   delete policies.hitlRequiredFor;
   if (!Array.isArray(entries)) {
-    ctx.reject([P, 'hitlRequiredFor'], 'invalid_type', 'policies.hitlRequiredFor must be an array of node kinds or capability ids');
+    ctx.reject(
+      [P, 'hitlRequiredFor'],
+      'invalid_type',
+      'policies.hitlRequiredFor must be an array of node kinds or capability ids',
+    );
     return [];
   }
-  if (entries.length === 0) ctx.change([P, 'hitlRequiredFor'], 'legacy hitlRequiredFor: [] dropped (no approval gates)', { from: [] });
+  if (entries.length === 0)
+    ctx.change([P, 'hitlRequiredFor'], 'legacy hitlRequiredFor: [] dropped (no approval gates)', {
+      from: [],
+    });
   const out: unknown[] = [];
   const seen = new Set<string>();
   entries.forEach((entry, index) => {
@@ -85,16 +128,28 @@ function hitlRequiredFor(policies: Record<string, unknown>, ctx: NormalizeContex
     }
     seen.add(entry);
     const [selector, rationale] = selectorFor(entry);
-    const id = `legacy_hitl_required_for_${entry}`.length <= 128 ? `legacy_hitl_required_for_${entry}` : `legacy_hitl_required_for_${index}`;
-    ctx.change(at, `legacy hitlRequiredFor "${entry}" became a hitl runtime policy (${JSON.stringify(selector)})`, { from: entry, to: slot() });
+    const id =
+      `legacy_hitl_required_for_${entry}`.length <= 128
+        ? `legacy_hitl_required_for_${entry}`
+        : `legacy_hitl_required_for_${index}`;
+    ctx.change(
+      at,
+      `legacy hitlRequiredFor "${entry}" became a hitl runtime policy (${JSON.stringify(selector)})`,
+      { from: entry, to: slot() },
+    );
     out.push(hitlPolicy(id, selector, rationale));
   });
   return out;
 }
 
 function selectorFor(entry: string): [Record<string, string>, string] {
-  if ((PLAN_NODE_KINDS as readonly string[]).includes(entry)) return [{ kind: entry }, `Legacy hitlRequiredFor: a human approves each ${entry} node`];
-  if (entry === 'final_publish') return [{ kind: 'execution' }, 'Legacy hitlRequiredFor final_publish: a human approves the final copy before the run completes'];
+  if ((PLAN_NODE_KINDS as readonly string[]).includes(entry))
+    return [{ kind: entry }, `Legacy hitlRequiredFor: a human approves each ${entry} node`];
+  if (entry === 'final_publish')
+    return [
+      { kind: 'execution' },
+      'Legacy hitlRequiredFor final_publish: a human approves the final copy before the run completes',
+    ];
   return [{ capabilityId: entry }, `Legacy hitlRequiredFor: a human approves the output of ${entry}`];
 }
 

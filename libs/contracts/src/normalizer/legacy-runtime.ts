@@ -14,7 +14,8 @@ const BETWEEN_NOTE = 'legacy JSONLogic "between" rewritten as the inclusive {"<=
 export function migrateRuntimePolicy(policy: unknown, path: PropertyKey[], ctx: NormalizeContext): void {
   if (!isPlainObject(policy)) return;
   const trigger = isPlainObject(policy.trigger) ? policy.trigger : undefined;
-  const nodeTrigger = trigger !== undefined && (NODE_TRIGGER_KINDS as readonly unknown[]).includes(trigger.kind);
+  const nodeTrigger =
+    trigger !== undefined && (NODE_TRIGGER_KINDS as readonly unknown[]).includes(trigger.kind);
   if (trigger && nodeTrigger) moveTriggerNodeId(trigger, [...path, 'trigger'], ctx);
   if ('condition' in policy) moveCondition(policy, trigger, nodeTrigger, path, ctx);
   if (trigger && isPlainObject(trigger.selector) && 'relation' in trigger.selector) {
@@ -25,7 +26,8 @@ export function migrateRuntimePolicy(policy: unknown, path: PropertyKey[], ctx: 
       'select by nodeId, kind or capabilityId; to change the flow, use a replan action',
     );
   }
-  if (trigger && 'condition' in trigger) trigger.condition = rewriteRule(trigger.condition, [...path, 'trigger', 'condition'], ctx);
+  if (trigger && 'condition' in trigger)
+    trigger.condition = rewriteRule(trigger.condition, [...path, 'trigger', 'condition'], ctx);
   rejectLegacyActions(policy.action, [...path, 'action'], ctx);
 }
 
@@ -35,12 +37,20 @@ function moveTriggerNodeId(trigger: Record<string, unknown>, at: PropertyKey[], 
   const selector = trigger.selector ?? {};
   if (!isPlainObject(selector)) return;
   if ('nodeId' in selector && selector.nodeId !== nodeId) {
-    ctx.reject([...at, 'nodeId'], 'legacy_conflict', 'trigger.nodeId and trigger.selector.nodeId disagree', 'keep only trigger.selector.nodeId');
+    ctx.reject(
+      [...at, 'nodeId'],
+      'legacy_conflict',
+      'trigger.nodeId and trigger.selector.nodeId disagree',
+      'keep only trigger.selector.nodeId',
+    );
     return;
   }
   trigger.selector = { ...selector, nodeId };
   delete trigger.nodeId;
-  ctx.change([...at, 'nodeId'], 'legacy trigger.nodeId moved into the node selector', { from: nodeId, to: [...at, 'selector', 'nodeId'] });
+  ctx.change([...at, 'nodeId'], 'legacy trigger.nodeId moved into the node selector', {
+    from: nodeId,
+    to: [...at, 'selector', 'nodeId'],
+  });
 }
 
 function moveCondition(
@@ -52,22 +62,36 @@ function moveCondition(
 ): void {
   const at = [...path, 'condition'];
   if (!trigger || !nodeTrigger) {
-    ctx.reject(at, 'condition_not_supported', 'a condition applies only to onNodeComplete and onValidationFail triggers', 'remove the condition or use a node trigger');
+    ctx.reject(
+      at,
+      'condition_not_supported',
+      'a condition applies only to onNodeComplete and onValidationFail triggers',
+      'remove the condition or use a node trigger',
+    );
     return;
   }
   if ('condition' in trigger) {
-    ctx.reject(at, 'legacy_conflict', 'both the policy and its trigger carry a condition', 'keep only trigger.condition');
+    ctx.reject(
+      at,
+      'legacy_conflict',
+      'both the policy and its trigger carry a condition',
+      'keep only trigger.condition',
+    );
     return;
   }
   trigger.condition = policy.condition;
   delete policy.condition;
-  ctx.change(at, 'legacy policy-level condition moved into the trigger', { from: trigger.condition, to: [...path, 'trigger', 'condition'] });
+  ctx.change(at, 'legacy policy-level condition moved into the trigger', {
+    from: trigger.condition,
+    to: [...path, 'trigger', 'condition'],
+  });
 }
 
 /** Applies the `between` rewrite to a JSONLogic rule, reporting each one. */
 export function rewriteRule(rule: unknown, at: PropertyKey[], ctx: NormalizeContext): unknown {
   const rewrites: Array<{ path: PropertyKey[]; from: unknown }> = [];
   const out = rewriteBetween(rule, rewrites);
-  for (const r of rewrites) ctx.change([...at, ...r.path], BETWEEN_NOTE, { from: r.from, to: [...at, ...r.path] });
+  for (const r of rewrites)
+    ctx.change([...at, ...r.path], BETWEEN_NOTE, { from: r.from, to: [...at, ...r.path] });
   return out;
 }

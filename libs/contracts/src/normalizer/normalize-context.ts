@@ -17,7 +17,13 @@ export class NormalizeContext {
     this.changes.push(change);
   }
 
-  reject(path: PropertyKey[], code: string, message: string, hint?: string, scope: PropertyKey[] = path): void {
+  reject(
+    path: PropertyKey[],
+    code: string,
+    message: string,
+    hint?: string,
+    scope: PropertyKey[] = path,
+  ): void {
     this.issues.push({ path: formatIssuePath(path), code, message, ...(hint ? { hint } : {}) });
     this.scopes.push(formatIssuePath(scope));
   }

@@ -24,7 +24,16 @@ export function normalizeEnvelope(raw: unknown): NormalizeEnvelopeResult {
     return normalize(raw);
   } catch (error) {
     // A bug here must still come back as a refusal, never as a thrown request.
-    return { ok: false, errors: [{ path: '', code: 'internal_error', message: `normalizer failed: ${(error as Error)?.message ?? String(error)}` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          path: '',
+          code: 'internal_error',
+          message: `normalizer failed: ${(error as Error)?.message ?? String(error)}`,
+        },
+      ],
+    };
   }
 }
 
@@ -36,10 +45,13 @@ function normalize(raw: unknown): NormalizeEnvelopeResult {
   if (isPlainObject(envelope.policies)) {
     migrateLegacyPolicies(envelope.policies, ctx);
     const runtime = envelope.policies.runtime;
-    if (Array.isArray(runtime)) runtime.forEach((policy, i) => migrateRuntimePolicy(policy, ['policies', 'runtime', i], ctx));
+    if (Array.isArray(runtime))
+      runtime.forEach((policy, i) => migrateRuntimePolicy(policy, ['policies', 'runtime', i], ctx));
   }
   const parsed = TaskEnvelopeSchema.safeParse(envelope, { reportInput: true });
-  const schemaIssues = parsed.success ? [] : zodIssuesToValidationIssues(parsed.error.issues).filter((i) => !ctx.covers(i.path));
+  const schemaIssues = parsed.success
+    ? []
+    : zodIssuesToValidationIssues(parsed.error.issues).filter((i) => !ctx.covers(i.path));
   const errors = dedupe([...ctx.issues, ...schemaIssues]);
   if (errors.length > 0 || !parsed.success) return { ok: false, errors };
   return { ok: true, envelope: parsed.data, changes: ctx.changes };
@@ -51,9 +63,16 @@ function migrateOutputContract(contract: unknown, ctx: NormalizeContext): void {
     const mode = contract.mode;
     if (mode === 'json_schema') {
       delete contract.mode;
-      ctx.change(['outputContract', 'mode'], 'dropped: every output contract is a JSON Schema', { from: mode });
+      ctx.change(['outputContract', 'mode'], 'dropped: every output contract is a JSON Schema', {
+        from: mode,
+      });
     } else {
-      ctx.reject(['outputContract', 'mode'], 'unsupported_output_mode', `output mode ${JSON.stringify(mode)} is not supported`, 'output contracts are JSON Schemas; remove `mode`');
+      ctx.reject(
+        ['outputContract', 'mode'],
+        'unsupported_output_mode',
+        `output mode ${JSON.stringify(mode)} is not supported`,
+        'output contracts are JSON Schemas; remove `mode`',
+      );
     }
   }
   if (!Array.isArray(contract.constraints)) return;

@@ -10,15 +10,31 @@ const legacyish = fc.record(
     brandVoice: fc.jsonValue(),
     persona: fc.jsonValue(),
     requiresHitlApproval: fc.oneof(fc.boolean(), fc.jsonValue()),
-    hitlRequiredFor: fc.oneof(fc.array(fc.constantFrom('final_publish', 'validation', 'writer.en', 'bad id', '')), fc.jsonValue()),
+    hitlRequiredFor: fc.oneof(
+      fc.array(fc.constantFrom('final_publish', 'validation', 'writer.en', 'bad id', '')),
+      fc.jsonValue(),
+    ),
     planner: fc.oneof(fc.constant({}), fc.jsonValue()),
     runtime: fc.array(
       fc.record(
         {
           id: fc.constantFrom('a', 'b', 'c'),
-          trigger: fc.record({ kind: fc.constantFrom('onNodeComplete', 'onValidationFail', 'onStart', 'manual', 'x'), nodeId: fc.string(), selector: fc.jsonValue() }, { requiredKeys: ['kind'] }),
+          trigger: fc.record(
+            {
+              kind: fc.constantFrom('onNodeComplete', 'onValidationFail', 'onStart', 'manual', 'x'),
+              nodeId: fc.string(),
+              selector: fc.jsonValue(),
+            },
+            { requiredKeys: ['kind'] },
+          ),
           condition: fc.jsonValue(),
-          action: fc.record({ type: fc.constantFrom('goto', 'hitl', 'fail_run', 'replan', 'emit', 'x'), approveAction: fc.jsonValue() }, { requiredKeys: ['type'] }),
+          action: fc.record(
+            {
+              type: fc.constantFrom('goto', 'hitl', 'fail_run', 'replan', 'emit', 'x'),
+              approveAction: fc.jsonValue(),
+            },
+            { requiredKeys: ['type'] },
+          ),
         },
         { requiredKeys: [] },
       ),
@@ -47,10 +63,14 @@ describe('normalizeEnvelope never throws and only returns canonical envelopes', 
         const result = normalizeEnvelope(raw);
         expect(canonicalJson(raw)).toBe(before);
         if (result.ok) {
-          expect(TaskEnvelopeSchema.parse(JSON.parse(JSON.stringify(result.envelope)))).toEqual(result.envelope);
+          expect(TaskEnvelopeSchema.parse(JSON.parse(JSON.stringify(result.envelope)))).toEqual(
+            result.envelope,
+          );
         } else {
           expect(result.errors.length).toBeGreaterThan(0);
-          expect(result.errors.every((e) => e.code !== 'internal_error' && typeof e.path === 'string')).toBe(true);
+          expect(result.errors.every((e) => e.code !== 'internal_error' && typeof e.path === 'string')).toBe(
+            true,
+          );
         }
       }),
       { numRuns: 200 },

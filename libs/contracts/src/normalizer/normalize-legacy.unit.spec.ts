@@ -1,8 +1,16 @@
 import { normalizeEnvelope } from './normalize-envelope';
 import type { NormalizationChange } from './validation-issue';
 
-const base = () => ({ objective: 'Write two LinkedIn posts', outputContract: { schema: { type: 'object' } } });
-const policy = (extra: Record<string, unknown> = {}) => ({ id: 'p', trigger: { kind: 'onNodeComplete' }, action: { type: 'replan' }, ...extra });
+const base = () => ({
+  objective: 'Write two LinkedIn posts',
+  outputContract: { schema: { type: 'object' } },
+});
+const policy = (extra: Record<string, unknown> = {}) => ({
+  id: 'p',
+  trigger: { kind: 'onNodeComplete' },
+  action: { type: 'replan' },
+  ...extra,
+});
 
 function accept(raw: unknown) {
   const result = normalizeEnvelope(raw);
@@ -16,25 +24,53 @@ describe('normalizeEnvelope: legacy shapes are mapped and reported', () => {
       'policies.variantCount',
       { policies: { variantCount: 3 } },
       { policies: { planner: { topology: { variantCount: 3 } } } },
-      [{ path: 'policies.variantCount', from: 3, to: 'policies.planner.topology.variantCount', note: expect.any(String) }],
+      [
+        {
+          path: 'policies.variantCount',
+          from: 3,
+          to: 'policies.planner.topology.variantCount',
+          note: expect.any(String),
+        },
+      ],
     ],
     [
       'policies.brandVoice',
       { policies: { brandVoice: 'inspiring', planner: { directives: { audience: 'devs' } } } },
       { policies: { planner: { directives: { audience: 'devs', brandVoice: 'inspiring' } } } },
-      [{ path: 'policies.brandVoice', from: 'inspiring', to: 'policies.planner.directives.brandVoice', note: expect.any(String) }],
+      [
+        {
+          path: 'policies.brandVoice',
+          from: 'inspiring',
+          to: 'policies.planner.directives.brandVoice',
+          note: expect.any(String),
+        },
+      ],
     ],
     [
       'policies.persona',
       { policies: { persona: 'marketer' } },
       { policies: { planner: { directives: { persona: 'marketer' } } } },
-      [{ path: 'policies.persona', from: 'marketer', to: 'policies.planner.directives.persona', note: expect.any(String) }],
+      [
+        {
+          path: 'policies.persona',
+          from: 'marketer',
+          to: 'policies.planner.directives.persona',
+          note: expect.any(String),
+        },
+      ],
     ],
     [
       'the same value on both sides',
       { policies: { variantCount: 2, planner: { topology: { variantCount: 2 } } } },
       { policies: { planner: { topology: { variantCount: 2 } } } },
-      [{ path: 'policies.variantCount', from: 2, to: 'policies.planner.topology.variantCount', note: expect.any(String) }],
+      [
+        {
+          path: 'policies.variantCount',
+          from: 2,
+          to: 'policies.planner.topology.variantCount',
+          note: expect.any(String),
+        },
+      ],
     ],
     [
       'requiresHitlApproval: true',
@@ -50,7 +86,14 @@ describe('normalizeEnvelope: legacy shapes are mapped and reported', () => {
           ],
         },
       },
-      [{ path: 'policies.requiresHitlApproval', from: true, to: 'policies.runtime[0]', note: expect.any(String) }],
+      [
+        {
+          path: 'policies.requiresHitlApproval',
+          from: true,
+          to: 'policies.runtime[0]',
+          note: expect.any(String),
+        },
+      ],
     ],
     [
       'requiresHitlApproval: false',
@@ -73,13 +116,35 @@ describe('normalizeEnvelope: legacy shapes are mapped and reported', () => {
     [
       'trigger.nodeId',
       { policies: { runtime: [policy({ trigger: { kind: 'onValidationFail', nodeId: 'publish-1' } })] } },
-      { policies: { runtime: [policy({ trigger: { kind: 'onValidationFail', selector: { nodeId: 'publish-1' } } })] } },
-      [{ path: 'policies.runtime[0].trigger.nodeId', from: 'publish-1', to: 'policies.runtime[0].trigger.selector.nodeId', note: expect.any(String) }],
+      {
+        policies: {
+          runtime: [policy({ trigger: { kind: 'onValidationFail', selector: { nodeId: 'publish-1' } } })],
+        },
+      },
+      [
+        {
+          path: 'policies.runtime[0].trigger.nodeId',
+          from: 'publish-1',
+          to: 'policies.runtime[0].trigger.selector.nodeId',
+          note: expect.any(String),
+        },
+      ],
     ],
     [
       'a policy-level condition',
       { policies: { runtime: [policy({ condition: { '<': [{ var: 'qaFindings.overallScore' }, 0.6] } })] } },
-      { policies: { runtime: [policy({ trigger: { kind: 'onNodeComplete', condition: { '<': [{ var: 'qaFindings.overallScore' }, 0.6] } } })] } },
+      {
+        policies: {
+          runtime: [
+            policy({
+              trigger: {
+                kind: 'onNodeComplete',
+                condition: { '<': [{ var: 'qaFindings.overallScore' }, 0.6] },
+              },
+            }),
+          ],
+        },
+      },
       [
         {
           path: 'policies.runtime[0].condition',
@@ -91,8 +156,24 @@ describe('normalizeEnvelope: legacy shapes are mapped and reported', () => {
     ],
     [
       'between in a trigger condition',
-      { policies: { runtime: [policy({ trigger: { kind: 'onNodeComplete', condition: { and: [{ between: [{ var: 's' }, 1, 2] }] } } })] } },
-      { policies: { runtime: [policy({ trigger: { kind: 'onNodeComplete', condition: { and: [{ '<=': [1, { var: 's' }, 2] }] } } })] } },
+      {
+        policies: {
+          runtime: [
+            policy({
+              trigger: { kind: 'onNodeComplete', condition: { and: [{ between: [{ var: 's' }, 1, 2] }] } },
+            }),
+          ],
+        },
+      },
+      {
+        policies: {
+          runtime: [
+            policy({
+              trigger: { kind: 'onNodeComplete', condition: { and: [{ '<=': [1, { var: 's' }, 2] }] } },
+            }),
+          ],
+        },
+      },
       [
         {
           path: 'policies.runtime[0].trigger.condition.and[0]',
@@ -104,8 +185,18 @@ describe('normalizeEnvelope: legacy shapes are mapped and reported', () => {
     ],
     [
       'between in a constraint',
-      { outputContract: { schema: { type: 'object' }, constraints: [{ expr: { between: [{ var: 'n' }, 1, 2] }, level: 'soft' }] } },
-      { outputContract: { schema: { type: 'object' }, constraints: [{ expr: { '<=': [1, { var: 'n' }, 2] }, level: 'soft' }] } },
+      {
+        outputContract: {
+          schema: { type: 'object' },
+          constraints: [{ expr: { between: [{ var: 'n' }, 1, 2] }, level: 'soft' }],
+        },
+      },
+      {
+        outputContract: {
+          schema: { type: 'object' },
+          constraints: [{ expr: { '<=': [1, { var: 'n' }, 2] }, level: 'soft' }],
+        },
+      },
       [
         {
           path: 'outputContract.constraints[0].expr',
@@ -133,20 +224,33 @@ describe('normalizeEnvelope: legacy shapes are mapped and reported', () => {
       trigger: { kind: 'onNodeComplete', selector },
       action: { type: 'hitl', rationale: expect.any(String) },
     });
-    expect(result.changes).toEqual([{ path: 'policies.hitlRequiredFor[0]', from: entry, to: 'policies.runtime[1]', note: expect.any(String) }]);
+    expect(result.changes).toEqual([
+      {
+        path: 'policies.hitlRequiredFor[0]',
+        from: entry,
+        to: 'policies.runtime[1]',
+        note: expect.any(String),
+      },
+    ]);
   });
 
   it('reports a duplicate hitlRequiredFor entry once', () => {
     const result = accept({ ...base(), policies: { hitlRequiredFor: ['final_publish', 'final_publish'] } });
     expect(result.envelope.policies?.runtime).toHaveLength(1);
-    expect(result.changes.map((c) => c.path)).toEqual(['policies.hitlRequiredFor[0]', 'policies.hitlRequiredFor[1]']);
+    expect(result.changes.map((c) => c.path)).toEqual([
+      'policies.hitlRequiredFor[0]',
+      'policies.hitlRequiredFor[1]',
+    ]);
   });
 
   it('leaves a canonical envelope unchanged and reports nothing', () => {
     const canonical = {
       ...base(),
       inputs: { channel: 'linkedin' },
-      policies: { planner: { topology: { variantCount: 2 } }, runtime: [policy({ trigger: { kind: 'onNodeComplete', selector: { kind: 'validation' } } })] },
+      policies: {
+        planner: { topology: { variantCount: 2 } },
+        runtime: [policy({ trigger: { kind: 'onNodeComplete', selector: { kind: 'validation' } } })],
+      },
       metadata: { anything: { goes: [1, 'two'] } },
       threadId: 'thread-1',
     };
@@ -154,7 +258,10 @@ describe('normalizeEnvelope: legacy shapes are mapped and reported', () => {
   });
 
   it('never modifies its input', () => {
-    const raw = { ...base(), policies: { variantCount: 2, runtime: [policy({ condition: { between: [{ var: 'x' }, 1, 2] } })] } };
+    const raw = {
+      ...base(),
+      policies: { variantCount: 2, runtime: [policy({ condition: { between: [{ var: 'x' }, 1, 2] } })] },
+    };
     const before = structuredClone(raw);
     accept(raw);
     expect(raw).toEqual(before);

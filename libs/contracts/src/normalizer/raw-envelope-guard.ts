@@ -22,7 +22,11 @@ export function guardRawEnvelope(raw: unknown, ctx: NormalizeContext): Record<st
   const text = JSON.stringify(raw);
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > LIMITS.envelopeMaxBytes) {
-    ctx.reject([], 'envelope_too_large', `the envelope is ${bytes} bytes of JSON; the limit is ${LIMITS.envelopeMaxBytes}`);
+    ctx.reject(
+      [],
+      'envelope_too_large',
+      `the envelope is ${bytes} bytes of JSON; the limit is ${LIMITS.envelopeMaxBytes}`,
+    );
     return undefined;
   }
   return JSON.parse(text) as Record<string, unknown>;

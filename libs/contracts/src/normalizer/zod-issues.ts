@@ -9,7 +9,10 @@ type Params = { code?: string; hint?: string } | undefined;
  * unknown key (`unknown_field`, with the key's own path), `required` for a missing field, and
  * custom refinement codes carried in `params.code`.
  */
-export function zodIssuesToValidationIssues(issues: readonly z.core.$ZodIssue[], prefix: PropertyKey[] = []): ValidationIssue[] {
+export function zodIssuesToValidationIssues(
+  issues: readonly z.core.$ZodIssue[],
+  prefix: PropertyKey[] = [],
+): ValidationIssue[] {
   return issues.flatMap((issue) => convert(issue, [...prefix, ...issue.path]));
 }
 
@@ -25,12 +28,23 @@ function convert(issue: z.core.$ZodIssue, path: PropertyKey[]): ValidationIssue[
     case 'invalid_type':
       return 'input' in issue && issue.input !== undefined
         ? [{ path: formatIssuePath(path), code: 'invalid_type', message: issue.message }]
-        : [{ path: formatIssuePath(path), code: 'required', message: `required field is missing (expected ${issue.expected})` }];
+        : [
+            {
+              path: formatIssuePath(path),
+              code: 'required',
+              message: `required field is missing (expected ${issue.expected})`,
+            },
+          ];
     case 'invalid_union':
       return [{ path: formatIssuePath(path), code: 'invalid_value', message: issue.message }];
     case 'custom': {
       const params = issue.params as Params;
-      return [withHint({ path: formatIssuePath(path), code: params?.code ?? 'invalid_value', message: issue.message }, params?.hint)];
+      return [
+        withHint(
+          { path: formatIssuePath(path), code: params?.code ?? 'invalid_value', message: issue.message },
+          params?.hint,
+        ),
+      ];
     }
     default:
       return [{ path: formatIssuePath(path), code: issue.code, message: issue.message }];

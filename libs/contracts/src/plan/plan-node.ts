@@ -25,7 +25,10 @@ export const BranchInfoSchema = z
 /** How often a node is attempted (the first attempt included) and how long to wait in between. */
 export const RetryPolicySchema = z.strictObject({
   maxAttempts: z.int().min(1).max(10),
-  backoffMs: z.int().min(0).max(10 * 60 * 1000),
+  backoffMs: z
+    .int()
+    .min(0)
+    .max(10 * 60 * 1000),
 });
 
 /**
@@ -43,7 +46,11 @@ export const NodeBindingsSchema = z.strictObject({
    * an agent can make its share differ from the other lanes' (the same inputs would repeat them).
    */
   part: z
-    .strictObject({ facet: FacetNameSchema, offset: z.int().min(0).max(10_000), total: z.int().min(1).max(10_000) })
+    .strictObject({
+      facet: FacetNameSchema,
+      offset: z.int().min(0).max(10_000),
+      total: z.int().min(1).max(10_000),
+    })
     .optional(),
 });
 

@@ -5,7 +5,10 @@ import type { Spec004Plan, Spec004Step } from './spec004-plan';
 /** Thrown by {@link planGraphToSteps} for a graph that is not a DAG over its own nodes. */
 export class PlanGraphShapeError extends Error {
   override name = 'PlanGraphShapeError';
-  constructor(readonly code: 'PLAN_EDGE_UNKNOWN_NODE' | 'PLAN_CYCLE' | 'PLAN_DUPLICATE_NODE', message: string) {
+  constructor(
+    readonly code: 'PLAN_EDGE_UNKNOWN_NODE' | 'PLAN_CYCLE' | 'PLAN_DUPLICATE_NODE',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -24,7 +27,9 @@ export function planGraphToSteps(plan: PlanGraph): Spec004Plan {
       planner: meta.plannerId,
       planner_version: meta.plannerVersion,
       ...(meta.model === undefined ? {} : { model: meta.model }),
-      ...(meta.tokens === undefined ? {} : { input_tokens: meta.tokens.input, output_tokens: meta.tokens.output }),
+      ...(meta.tokens === undefined
+        ? {}
+        : { input_tokens: meta.tokens.input, output_tokens: meta.tokens.output }),
       ...(meta.costCents === undefined ? {} : { cost_cents: meta.costCents }),
       deterministic: meta.determinism === 'full',
     },
@@ -33,7 +38,12 @@ export function planGraphToSteps(plan: PlanGraph): Spec004Plan {
 
 function toStep(node: PlanNode, dependsOn: string[]): Spec004Step {
   const retries = (node.retry?.maxAttempts ?? 1) - 1;
-  const params: Record<string, unknown> = { kind: node.kind, label: node.label, inputFacets: node.inputFacets, outputFacets: node.outputFacets };
+  const params: Record<string, unknown> = {
+    kind: node.kind,
+    label: node.label,
+    inputFacets: node.inputFacets,
+    outputFacets: node.outputFacets,
+  };
   if (node.instructions !== undefined) params.instructions = node.instructions;
   if (node.fallbackFor !== undefined) params.fallbackFor = node.fallbackFor;
   return {
@@ -53,12 +63,17 @@ function upstream(plan: PlanGraph, id: string): string[] {
 function topologicalNodes(plan: PlanGraph): PlanNode[] {
   const indegree = new Map<string, number>();
   for (const node of plan.nodes) {
-    if (indegree.has(node.id)) throw new PlanGraphShapeError('PLAN_DUPLICATE_NODE', `node id "${node.id}" appears twice`);
+    if (indegree.has(node.id))
+      throw new PlanGraphShapeError('PLAN_DUPLICATE_NODE', `node id "${node.id}" appears twice`);
     indegree.set(node.id, 0);
   }
   const edges = uniqueEdges(plan);
   for (const e of edges) {
-    if (!indegree.has(e.from) || !indegree.has(e.to)) throw new PlanGraphShapeError('PLAN_EDGE_UNKNOWN_NODE', `edge ${e.from} → ${e.to} names an unknown node`);
+    if (!indegree.has(e.from) || !indegree.has(e.to))
+      throw new PlanGraphShapeError(
+        'PLAN_EDGE_UNKNOWN_NODE',
+        `edge ${e.from} → ${e.to} names an unknown node`,
+      );
     indegree.set(e.to, (indegree.get(e.to) as number) + 1);
   }
   const order: PlanNode[] = [];

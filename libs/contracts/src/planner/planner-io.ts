@@ -17,7 +17,9 @@ export const PlannerErrorCode = {
 export type PlannerErrorCode = (typeof PlannerErrorCode)[keyof typeof PlannerErrorCode];
 
 /** Zod schema of {@link PlannerErrorCode}. */
-export const PlannerErrorCodeSchema = z.enum(Object.values(PlannerErrorCode) as [PlannerErrorCode, ...PlannerErrorCode[]]);
+export const PlannerErrorCodeSchema = z.enum(
+  Object.values(PlannerErrorCode) as [PlannerErrorCode, ...PlannerErrorCode[]],
+);
 
 /**
  * A planner failure as a value (spec 004): planners return this, never throw across the

@@ -17,9 +17,19 @@ const node = (id: string, kind: PlanNode['kind'], extra: Partial<PlanNode> = {})
 const plan: PlanGraph = {
   planVersion: 1,
   nodes: [
-    node('strategy', 'structuring', { capabilityId: 'StrategyManagerAgent.briefing', outputFacets: ['writerBrief', 'planKnobs'] }),
-    node('qa', 'validation', { capabilityId: 'QualityAssuranceAgent.contentReview', inputFacets: ['copyVariants'], enforces: ['min_qa'] }),
-    node('write', 'execution', { capabilityId: 'ContentGeneratorAgent.linkedinVariants', retry: { maxAttempts: 3, backoffMs: 500 } }),
+    node('strategy', 'structuring', {
+      capabilityId: 'StrategyManagerAgent.briefing',
+      outputFacets: ['writerBrief', 'planKnobs'],
+    }),
+    node('qa', 'validation', {
+      capabilityId: 'QualityAssuranceAgent.contentReview',
+      inputFacets: ['copyVariants'],
+      enforces: ['min_qa'],
+    }),
+    node('write', 'execution', {
+      capabilityId: 'ContentGeneratorAgent.linkedinVariants',
+      retry: { maxAttempts: 3, backoffMs: 500 },
+    }),
     node('fallback', 'fallback', { fallbackFor: 'write', instructions: 'Escalate to a human' }),
   ],
   edges: [
@@ -28,7 +38,13 @@ const plan: PlanGraph = {
     { from: 'write', to: 'fallback' },
     { from: 'write', to: 'qa' },
   ],
-  metadata: { plannerId: 'rule-based', plannerVersion: '1.0.0', determinism: 'full', inputHash: contentHash({ goal: 'x' }), tokens: { input: 10, output: 5 } },
+  metadata: {
+    plannerId: 'rule-based',
+    plannerVersion: '1.0.0',
+    determinism: 'full',
+    inputHash: contentHash({ goal: 'x' }),
+    tokens: { input: 10, output: 5 },
+  },
 };
 
 describe('planGraphToSteps', () => {
@@ -40,13 +56,28 @@ describe('planGraphToSteps', () => {
       ['qa', 'QualityAssuranceAgent.contentReview', ['write'], 'abort', 0],
       ['fallback', 'flex.fallback', ['write'], 'abort', 0],
     ]);
-    expect(view.metadata).toEqual({ planner: 'rule-based', planner_version: '1.0.0', input_tokens: 10, output_tokens: 5, deterministic: true });
+    expect(view.metadata).toEqual({
+      planner: 'rule-based',
+      planner_version: '1.0.0',
+      input_tokens: 10,
+      output_tokens: 5,
+      deterministic: true,
+    });
     expect(Spec004PlanSchema.parse(view)).toEqual(view);
     expect(contentHash(planGraphToSteps(plan))).toBe(contentHash(view));
   });
 
   it.each<[string, Partial<PlanGraph>, string]>([
-    ['a cycle', { edges: [{ from: 'strategy', to: 'write' }, { from: 'write', to: 'strategy' }] }, 'PLAN_CYCLE'],
+    [
+      'a cycle',
+      {
+        edges: [
+          { from: 'strategy', to: 'write' },
+          { from: 'write', to: 'strategy' },
+        ],
+      },
+      'PLAN_CYCLE',
+    ],
     ['an edge to an unknown node', { edges: [{ from: 'strategy', to: 'ghost' }] }, 'PLAN_EDGE_UNKNOWN_NODE'],
     ['a duplicate node id', { nodes: [plan.nodes[0], plan.nodes[0]] }, 'PLAN_DUPLICATE_NODE'],
   ])('refuses %s', (_name, patch, code) => {
@@ -56,7 +87,9 @@ describe('planGraphToSteps', () => {
 
 describe('Spec004PlanSchema', () => {
   it('applies the documented defaults', () => {
-    expect(Spec004PlanSchema.parse({ steps: [{ step_id: 's1', skill: 'fetch', params: {} }] }).steps[0]).toEqual({
+    expect(
+      Spec004PlanSchema.parse({ steps: [{ step_id: 's1', skill: 'fetch', params: {} }] }).steps[0],
+    ).toEqual({
       step_id: 's1',
       skill: 'fetch',
       params: {},
@@ -67,10 +100,32 @@ describe('Spec004PlanSchema', () => {
   });
 
   it.each<[string, unknown, string]>([
-    ['a dependency on a later step', { steps: [{ step_id: 'a', skill: 's', params: {}, depends_on: ['b'] }, { step_id: 'b', skill: 's', params: {} }] }, 'steps.0.depends_on.0'],
-    ['a duplicate step id', { steps: [{ step_id: 'a', skill: 's', params: {} }, { step_id: 'a', skill: 's', params: {} }] }, 'steps.1.step_id'],
+    [
+      'a dependency on a later step',
+      {
+        steps: [
+          { step_id: 'a', skill: 's', params: {}, depends_on: ['b'] },
+          { step_id: 'b', skill: 's', params: {} },
+        ],
+      },
+      'steps.0.depends_on.0',
+    ],
+    [
+      'a duplicate step id',
+      {
+        steps: [
+          { step_id: 'a', skill: 's', params: {} },
+          { step_id: 'a', skill: 's', params: {} },
+        ],
+      },
+      'steps.1.step_id',
+    ],
     ['no steps', { steps: [] }, 'steps'],
-    ['an unknown on_error', { steps: [{ step_id: 'a', skill: 's', params: {}, on_error: 'ignore' }] }, 'steps.0.on_error'],
+    [
+      'an unknown on_error',
+      { steps: [{ step_id: 'a', skill: 's', params: {}, on_error: 'ignore' }] },
+      'steps.0.on_error',
+    ],
   ])('refuses %s', (_name, value, path) => {
     expect(Spec004PlanSchema.safeParse(value).error?.issues.map((i) => i.path.join('.'))).toEqual([path]);
   });
@@ -79,23 +134,41 @@ describe('Spec004PlanSchema', () => {
 describe('PlannerOutputSchema and PlannerErrorSchema', () => {
   it('requires deterministic to agree with the plan determinism mode', () => {
     expect(PlannerOutputSchema.safeParse({ plan, metadata: {}, deterministic: true }).success).toBe(true);
-    expect(PlannerOutputSchema.safeParse({ plan, metadata: {}, deterministic: false }).error?.issues[0].path).toEqual(['deterministic']);
+    expect(
+      PlannerOutputSchema.safeParse({ plan, metadata: {}, deterministic: false }).error?.issues[0].path,
+    ).toEqual(['deterministic']);
     const structural = { ...plan, metadata: { ...plan.metadata, determinism: 'structural' as const } };
-    expect(PlannerOutputSchema.safeParse({ plan: structural, metadata: { model: 'm' }, deterministic: false }).success).toBe(true);
+    expect(
+      PlannerOutputSchema.safeParse({ plan: structural, metadata: { model: 'm' }, deterministic: false })
+        .success,
+    ).toBe(true);
   });
 
   it('knows the seven error codes and refuses others', () => {
     expect(Object.keys(PlannerErrorCode)).toEqual([
-      'PLANNER_INVALID_GOAL', 'PLANNER_NO_CAPABILITIES', 'PLANNER_RATE_LIMITED', 'PLANNER_TIMEOUT',
-      'PLANNER_MALFORMED_OUTPUT', 'PLANNER_UNRESOLVABLE', 'PLANNER_INTERNAL',
+      'PLANNER_INVALID_GOAL',
+      'PLANNER_NO_CAPABILITIES',
+      'PLANNER_RATE_LIMITED',
+      'PLANNER_TIMEOUT',
+      'PLANNER_MALFORMED_OUTPUT',
+      'PLANNER_UNRESOLVABLE',
+      'PLANNER_INTERNAL',
     ]);
-    const error = { code: PlannerErrorCode.PLANNER_RATE_LIMITED, message: 'Planner API rate limited', retryable: true, details: { retry_after_ms: 5000 } };
+    const error = {
+      code: PlannerErrorCode.PLANNER_RATE_LIMITED,
+      message: 'Planner API rate limited',
+      retryable: true,
+      details: { retry_after_ms: 5000 },
+    };
     expect(PlannerErrorSchema.parse(error)).toEqual(error);
     expect(PlannerErrorSchema.safeParse({ ...error, code: 'RATE_LIMITED' }).success).toBe(false);
   });
 
   it('refuses a plan with an unhashed inputHash or no nodes', () => {
-    expect(PlanGraphSchema.safeParse({ ...plan, metadata: { ...plan.metadata, inputHash: 'abc' } }).error?.issues[0].path).toEqual(['metadata', 'inputHash']);
+    expect(
+      PlanGraphSchema.safeParse({ ...plan, metadata: { ...plan.metadata, inputHash: 'abc' } }).error
+        ?.issues[0].path,
+    ).toEqual(['metadata', 'inputHash']);
     expect(PlanGraphSchema.safeParse({ ...plan, nodes: [] }).error?.issues[0].path).toEqual(['nodes']);
   });
 });

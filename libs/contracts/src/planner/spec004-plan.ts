@@ -39,9 +39,19 @@ export const Spec004PlanSchema = z
   .superRefine((plan, ctx) => {
     const ids = new Set<string>();
     plan.steps.forEach((step, index) => {
-      if (ids.has(step.step_id)) ctx.addIssue({ code: 'custom', path: ['steps', index, 'step_id'], message: `duplicate step_id "${step.step_id}"` });
+      if (ids.has(step.step_id))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', index, 'step_id'],
+          message: `duplicate step_id "${step.step_id}"`,
+        });
       step.depends_on.forEach((dep, d) => {
-        if (!ids.has(dep)) ctx.addIssue({ code: 'custom', path: ['steps', index, 'depends_on', d], message: `"${dep}" is not an earlier step` });
+        if (!ids.has(dep))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['steps', index, 'depends_on', d],
+            message: `"${dep}" is not an earlier step`,
+          });
       });
       ids.add(step.step_id);
     });

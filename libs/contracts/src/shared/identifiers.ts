@@ -10,7 +10,9 @@ export const IdentifierSchema = z
   .regex(/^[A-Za-z0-9_.:-]{1,128}$/, { error: 'expected 1..128 characters of A-Z a-z 0-9 _ . : -' });
 
 /** A lowercase hex SHA-256 digest, as `contentHash` returns. */
-export const Sha256HexSchema = z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected a lowercase hex SHA-256 digest' });
+export const Sha256HexSchema = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, { error: 'expected a lowercase hex SHA-256 digest' });
 
 /** An ISO-8601 timestamp with a `Z` or numeric offset: how time crosses a boundary. */
 export const IsoTimestampSchema = z.iso.datetime({ offset: true });
@@ -34,7 +36,13 @@ export const UnitScoreSchema = z.number().min(0).max(1);
 export function checkUnique(values: readonly string[], ctx: z.RefinementCtx, what: string): void {
   const seen = new Set<string>();
   values.forEach((value, index) => {
-    if (seen.has(value)) ctx.addIssue({ code: 'custom', path: [index], message: `duplicate ${what} "${value}"`, params: { code: 'duplicate' } });
+    if (seen.has(value))
+      ctx.addIssue({
+        code: 'custom',
+        path: [index],
+        message: `duplicate ${what} "${value}"`,
+        params: { code: 'duplicate' },
+      });
     seen.add(value);
   });
 }

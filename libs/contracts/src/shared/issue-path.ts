@@ -9,7 +9,8 @@ export function formatIssuePath(segments: ReadonlyArray<PropertyKey>): string {
   let out = '';
   for (const segment of segments) {
     if (typeof segment === 'number') out += `[${segment}]`;
-    else if (typeof segment === 'string' && IDENTIFIER.test(segment)) out += out === '' ? segment : `.${segment}`;
+    else if (typeof segment === 'string' && IDENTIFIER.test(segment))
+      out += out === '' ? segment : `.${segment}`;
     else out += `[${JSON.stringify(String(segment))}]`;
   }
   return out;

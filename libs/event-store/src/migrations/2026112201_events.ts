@@ -19,7 +19,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addUniqueConstraint('events_id_unique', ['id'])
     .addUniqueConstraint('events_stream_version_unique', ['stream_id', 'version'])
     .execute();
-  await db.schema.createIndex('events_transaction_position_idx').on('events').columns(['transaction_id', 'position']).execute();
+  await db.schema
+    .createIndex('events_transaction_position_idx')
+    .on('events')
+    .columns(['transaction_id', 'position'])
+    .execute();
   await sql`
     create function flex_events_append_only() returns trigger language plpgsql as $$
     begin

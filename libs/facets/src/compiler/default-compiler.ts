@@ -1,4 +1,8 @@
-import { FacetContractCompiler, type CompiledFacetSchema, type FacetDirection } from './facet-contract.compiler';
+import {
+  FacetContractCompiler,
+  type CompiledFacetSchema,
+  type FacetDirection,
+} from './facet-contract.compiler';
 import { FacetContractError } from './facet-contract.error';
 import type { FacetValidationError } from './facet-validation';
 
@@ -33,10 +37,17 @@ export function validateFacetOutputs(compiled: CompiledFacetSchema, value: unkno
   return validateAs(compiled, 'output', value);
 }
 
-function validateAs(compiled: CompiledFacetSchema, direction: FacetDirection, value: unknown): FacetValidationError[] {
+function validateAs(
+  compiled: CompiledFacetSchema,
+  direction: FacetDirection,
+  value: unknown,
+): FacetValidationError[] {
   if (compiled.direction !== direction) {
     const message = `contract was compiled for ${compiled.direction}, not ${direction}`;
-    throw new FacetContractError('DIRECTION_MISMATCH', message, compiled.facets, { expected: direction, actual: compiled.direction });
+    throw new FacetContractError('DIRECTION_MISMATCH', message, compiled.facets, {
+      expected: direction,
+      actual: compiled.direction,
+    });
   }
   return compiled.validate(value);
 }

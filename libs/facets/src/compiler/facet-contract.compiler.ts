@@ -57,11 +57,15 @@ export class FacetContractCompiler {
     const { schema, provenance, owners } = assemble(definitions, direction);
     const hash = contentHash(schema);
     const properties = schema.properties as Record<string, Readonly<Record<string, unknown>>>;
-    const checks: PropertyCheck[] = Object.keys(properties).sort().map((key) => {
-      const facets = owners.get(key) as string[];
-      return Object.freeze({ key, owners: facets, validate: validatorFor(properties[key], facets) });
-    });
-    const instruction = composeInstruction(direction === 'input' ? { input: definitions, output: [] } : { input: [], output: definitions });
+    const checks: PropertyCheck[] = Object.keys(properties)
+      .sort()
+      .map((key) => {
+        const facets = owners.get(key) as string[];
+        return Object.freeze({ key, owners: facets, validate: validatorFor(properties[key], facets) });
+      });
+    const instruction = composeInstruction(
+      direction === 'input' ? { input: definitions, output: [] } : { input: [], output: definitions },
+    );
     const compiled: CompiledFacetSchema = Object.freeze({
       direction,
       facets: Object.freeze(names),
@@ -112,18 +116,27 @@ export class FacetContractCompiler {
   private resolve(names: readonly string[], direction: FacetDirection | null): FacetDefinition[] {
     const missing = names.filter((name) => this.catalog.get(name) === undefined);
     if (missing.length > 0) {
-      throw new FacetContractError('FACET_NOT_FOUND', `unknown facet(s): ${missing.join(', ')}`, missing, { facets: missing });
+      throw new FacetContractError('FACET_NOT_FOUND', `unknown facet(s): ${missing.join(', ')}`, missing, {
+        facets: missing,
+      });
     }
     const definitions = names.map((name) => this.catalog.get(name) as FacetDefinition);
     if (direction === null) return definitions;
-    const wrong = definitions.filter((d) => d.metadata.directionality !== 'bidirectional' && d.metadata.directionality !== direction);
+    const wrong = definitions.filter(
+      (d) => d.metadata.directionality !== 'bidirectional' && d.metadata.directionality !== direction,
+    );
     if (wrong.length > 0) {
       const facets = wrong.map((d) => d.name);
       const directionality = Object.fromEntries(wrong.map((d) => [d.name, d.metadata.directionality]));
-      throw new FacetContractError('DIRECTION_MISMATCH', `facet(s) cannot be used as ${direction}: ${facets.join(', ')}`, facets, {
-        direction,
-        directionality,
-      });
+      throw new FacetContractError(
+        'DIRECTION_MISMATCH',
+        `facet(s) cannot be used as ${direction}: ${facets.join(', ')}`,
+        facets,
+        {
+          direction,
+          directionality,
+        },
+      );
     }
     return definitions;
   }
@@ -135,7 +148,10 @@ export class FacetContractCompiler {
 const validators = new Map<string, ValidateFunction>();
 let facetAjv: Ajv | undefined;
 
-function validatorFor(schema: Readonly<Record<string, unknown>>, facets: readonly string[]): ValidateFunction {
+function validatorFor(
+  schema: Readonly<Record<string, unknown>>,
+  facets: readonly string[],
+): ValidateFunction {
   const hash = contentHash(schema);
   const cached = validators.get(hash);
   if (cached) return cached;
@@ -145,7 +161,9 @@ function validatorFor(schema: Readonly<Record<string, unknown>>, facets: readonl
     validate = facetAjv.compile(schema);
   } catch (error) {
     const reason = (error as Error).message;
-    throw new FacetContractError('INVALID_FACET_SCHEMA', `facet schema does not compile: ${reason}`, facets, { reason });
+    throw new FacetContractError('INVALID_FACET_SCHEMA', `facet schema does not compile: ${reason}`, facets, {
+      reason,
+    });
   }
   validators.set(hash, validate);
   return validate;
@@ -170,7 +188,10 @@ function assemble(definitions: readonly FacetDefinition[], direction: FacetDirec
     const key = definition.propertyKey ?? definition.name;
     const pointer = `/properties/${escapePointerToken(key)}`;
     const previous = properties[key];
-    properties[key] = previous === undefined ? definition.schema : mergeInto(previous, definition, owners.get(key) ?? [], key, pointer);
+    properties[key] =
+      previous === undefined
+        ? definition.schema
+        : mergeInto(previous, definition, owners.get(key) ?? [], key, pointer);
     owners.set(key, [...(owners.get(key) ?? []), definition.name]);
     provenance.push(Object.freeze({ facet: definition.name, direction, pointer }));
   }
@@ -195,11 +216,16 @@ function mergeInto(
   } catch (error) {
     if (!(error instanceof MergeConflict)) throw error;
     const facets = [...earlier, definition.name];
-    throw new FacetContractError(error.code, `facets ${facets.join(', ')} share key "${propertyKey}" but ${error.message}`, facets, {
-      propertyKey,
-      pointer: error.pointer,
-      keyword: error.keyword,
-    });
+    throw new FacetContractError(
+      error.code,
+      `facets ${facets.join(', ')} share key "${propertyKey}" but ${error.message}`,
+      facets,
+      {
+        propertyKey,
+        pointer: error.pointer,
+        keyword: error.keyword,
+      },
+    );
   }
 }
 

@@ -27,8 +27,28 @@ const mergeCatalog = new FacetCatalog([
   facet('toneNumber', { type: 'number' }, 'input', 'tone'),
   facet('toneShort', { type: 'string', maxLength: 5 }, 'input', 'tone'),
   facet('toneLong', { type: 'string', maxLength: 50 }, 'input', 'tone'),
-  facet('briefAngle', { type: 'object', additionalProperties: false, required: ['angle'], properties: { angle: { type: 'string' } } }, 'bidirectional', 'brief'),
-  facet('briefPoints', { type: 'object', additionalProperties: false, required: ['keyPoints'], properties: { keyPoints: { type: 'array', items: { type: 'string' } } } }, 'bidirectional', 'brief'),
+  facet(
+    'briefAngle',
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['angle'],
+      properties: { angle: { type: 'string' } },
+    },
+    'bidirectional',
+    'brief',
+  ),
+  facet(
+    'briefPoints',
+    {
+      type: 'object',
+      additionalProperties: false,
+      required: ['keyPoints'],
+      properties: { keyPoints: { type: 'array', items: { type: 'string' } } },
+    },
+    'bidirectional',
+    'brief',
+  ),
   facet('broken', { type: 'string', maxLenght: 3 }),
 ]);
 
@@ -45,14 +65,72 @@ function thrown(run: () => unknown): FacetContractError {
 describe('FacetContractCompiler: error codes', () => {
   const real = new FacetContractCompiler();
   const merging = new FacetContractCompiler(mergeCatalog);
-  it.each<[string, string, FacetContractCompiler, string[], FacetDirection, string[], Record<string, unknown>]>([
-    ['unknown facet', 'FACET_NOT_FOUND', real, ['toneOfVoice', 'nope', 'alsoNope'], 'input', ['alsoNope', 'nope'], {}],
-    ['output-only facet as input', 'DIRECTION_MISMATCH', real, ['qaFindings', 'writerBrief'], 'input', ['qaFindings'], { direction: 'input' }],
-    ['input-only facet as output', 'DIRECTION_MISMATCH', real, ['copyVariants', 'toneOfVoice'], 'output', ['toneOfVoice'], { direction: 'output' }],
-    ['shared key, different types', 'TYPE_MISMATCH', merging, ['toneA', 'toneNumber'], 'input', ['toneA', 'toneNumber'], { propertyKey: 'tone', pointer: '/properties/tone' }],
-    ['shared key, disjoint enums', 'ENUM_CONFLICT', merging, ['toneA', 'toneQuiet'], 'input', ['toneA', 'toneQuiet'], { propertyKey: 'tone', pointer: '/properties/tone/enum' }],
-    ['shared key, keyword set two ways', 'MERGE_UNSUPPORTED', merging, ['toneLong', 'toneShort'], 'input', ['toneLong', 'toneShort'], { keyword: 'maxLength', pointer: '/properties/tone/maxLength' }],
-    ['facet schema that does not compile', 'INVALID_FACET_SCHEMA', merging, ['broken'], 'input', ['broken'], { reason: expect.stringMatching(/unknown keyword/) }],
+  it.each<
+    [string, string, FacetContractCompiler, string[], FacetDirection, string[], Record<string, unknown>]
+  >([
+    [
+      'unknown facet',
+      'FACET_NOT_FOUND',
+      real,
+      ['toneOfVoice', 'nope', 'alsoNope'],
+      'input',
+      ['alsoNope', 'nope'],
+      {},
+    ],
+    [
+      'output-only facet as input',
+      'DIRECTION_MISMATCH',
+      real,
+      ['qaFindings', 'writerBrief'],
+      'input',
+      ['qaFindings'],
+      { direction: 'input' },
+    ],
+    [
+      'input-only facet as output',
+      'DIRECTION_MISMATCH',
+      real,
+      ['copyVariants', 'toneOfVoice'],
+      'output',
+      ['toneOfVoice'],
+      { direction: 'output' },
+    ],
+    [
+      'shared key, different types',
+      'TYPE_MISMATCH',
+      merging,
+      ['toneA', 'toneNumber'],
+      'input',
+      ['toneA', 'toneNumber'],
+      { propertyKey: 'tone', pointer: '/properties/tone' },
+    ],
+    [
+      'shared key, disjoint enums',
+      'ENUM_CONFLICT',
+      merging,
+      ['toneA', 'toneQuiet'],
+      'input',
+      ['toneA', 'toneQuiet'],
+      { propertyKey: 'tone', pointer: '/properties/tone/enum' },
+    ],
+    [
+      'shared key, keyword set two ways',
+      'MERGE_UNSUPPORTED',
+      merging,
+      ['toneLong', 'toneShort'],
+      'input',
+      ['toneLong', 'toneShort'],
+      { keyword: 'maxLength', pointer: '/properties/tone/maxLength' },
+    ],
+    [
+      'facet schema that does not compile',
+      'INVALID_FACET_SCHEMA',
+      merging,
+      ['broken'],
+      'input',
+      ['broken'],
+      { reason: expect.stringMatching(/unknown keyword/) },
+    ],
   ])('%s → %s', (_label, code, compiler, names, direction, facets, details) => {
     const error = thrown(() => compiler.compile(names, direction));
     expect(error).toMatchObject({ name: 'FacetContractError', code, facets, retryable: false });
@@ -96,7 +174,10 @@ describe('FacetContractCompiler: compiled schema', () => {
   });
 
   it('merges facets sharing a key: enums intersect, object properties and required unite', () => {
-    const compiled = new FacetContractCompiler(mergeCatalog).compile(['toneB', 'briefPoints', 'toneA', 'briefAngle'], 'input');
+    const compiled = new FacetContractCompiler(mergeCatalog).compile(
+      ['toneB', 'briefPoints', 'toneA', 'briefAngle'],
+      'input',
+    );
     expect(compiled.schema.properties).toEqual({
       brief: {
         type: 'object',
@@ -114,12 +195,19 @@ describe('FacetContractCompiler: compiled schema', () => {
       'toneB→/properties/tone',
     ]);
     expect(compiled.validate({ tone: 'calm', brief: { angle: 'a', keyPoints: [] } })).toEqual([
-      { facet: 'toneA', pointer: '/tone', keyword: 'enum', message: 'must be equal to one of the allowed values' },
+      {
+        facet: 'toneA',
+        pointer: '/tone',
+        keyword: 'enum',
+        message: 'must be equal to one of the allowed values',
+      },
     ]);
   });
 
   it('treats the list as a set: repeats are ignored', () => {
-    expect(compiler.compile(['toneOfVoice', 'toneOfVoice'], 'input')).toBe(compiler.compile(['toneOfVoice'], 'input'));
+    expect(compiler.compile(['toneOfVoice', 'toneOfVoice'], 'input')).toBe(
+      compiler.compile(['toneOfVoice'], 'input'),
+    );
   });
 });
 
@@ -133,7 +221,8 @@ describe('FacetContractCompiler: cache', () => {
     const cold = performance.now() - coldStart;
     const again: unknown[] = [];
     const warmStart = performance.now();
-    for (let i = 0; i < 10_000; i += 1) again.push(compiler.compile(['planKnobs', 'writerBrief', 'copyVariants'], 'output'));
+    for (let i = 0; i < 10_000; i += 1)
+      again.push(compiler.compile(['planKnobs', 'writerBrief', 'copyVariants'], 'output'));
     const warm = (performance.now() - warmStart) / 10_000;
     expect(again.every((compiled) => compiled === first)).toBe(true);
     expect(warm).toBeLessThan(cold / 5);
@@ -157,13 +246,24 @@ describe('FacetContractCompiler: validation errors name facet, pointer and keywo
   it.each([
     ['valid', { copyVariants: [variant], writerBrief: brief }, []],
     ['missing facet', { copyVariants: [variant] }, [['writerBrief', '/writerBrief', 'required']]],
-    ['nested failure', { copyVariants: [{ ...variant, body: '' }], writerBrief: brief }, [['copyVariants', '/copyVariants/0/body', 'minLength']]],
-    ['extra top-level key', { copyVariants: [variant], writerBrief: brief, extra: 1 }, [['', '/extra', 'additionalProperties']]],
+    [
+      'nested failure',
+      { copyVariants: [{ ...variant, body: '' }], writerBrief: brief },
+      [['copyVariants', '/copyVariants/0/body', 'minLength']],
+    ],
+    [
+      'extra top-level key',
+      { copyVariants: [variant], writerBrief: brief, extra: 1 },
+      [['', '/extra', 'additionalProperties']],
+    ],
     ['not an object', 'text', [['', '', 'type']]],
     [
       'several at once',
       { copyVariants: [], writerBrief: { ...brief, keyPoints: [] } },
-      [['copyVariants', '/copyVariants', 'minItems'], ['writerBrief', '/writerBrief/keyPoints', 'minItems']],
+      [
+        ['copyVariants', '/copyVariants', 'minItems'],
+        ['writerBrief', '/writerBrief/keyPoints', 'minItems'],
+      ],
     ],
   ])('%s', (_label, value, expected) => {
     expect(compiled.validate(value).map((e) => [e.facet, e.pointer, e.keyword])).toEqual(expected);
@@ -171,7 +271,10 @@ describe('FacetContractCompiler: validation errors name facet, pointer and keywo
 
   it('validateFacetOutputs / validateFacetInputs check the contract direction', () => {
     expect(validateFacetOutputs(compiled, { copyVariants: [variant], writerBrief: brief })).toEqual([]);
-    expect(thrown(() => validateFacetInputs(compiled, {}))).toMatchObject({ code: 'DIRECTION_MISMATCH', facets: ['copyVariants', 'writerBrief'] });
+    expect(thrown(() => validateFacetInputs(compiled, {}))).toMatchObject({
+      code: 'DIRECTION_MISMATCH',
+      facets: ['copyVariants', 'writerBrief'],
+    });
     const input = new FacetContractCompiler().compile(['toneOfVoice'], 'input');
     expect(validateFacetInputs(input, { toneOfVoice: 'shouty' })).toEqual([
       expect.objectContaining({ facet: 'toneOfVoice', pointer: '/toneOfVoice', keyword: 'enum' }),
@@ -206,10 +309,12 @@ describe('FacetContractCompiler: hostile values fail closed instead of throwing'
   ])('%s: one unvalidatable error under the facet, the other facets still checked', (_label, key, text) => {
     const value = { ...fine, [key]: JSON.parse(text), label: '' };
     const errors = compiled.validate(value);
-    expect(errors.map((e) => [e.facet, e.pointer, e.keyword])).toEqual([
-      [key, `/${key}`, 'unvalidatable'],
-      ['label', '/label', 'minLength'],
-    ].sort((a, b) => a[0].localeCompare(b[0])));
+    expect(errors.map((e) => [e.facet, e.pointer, e.keyword])).toEqual(
+      [
+        [key, `/${key}`, 'unvalidatable'],
+        ['label', '/label', 'minLength'],
+      ].sort((a, b) => a[0].localeCompare(b[0])),
+    );
     expect(errors.find((e) => e.keyword === 'unvalidatable')?.message).toMatch(/is not a function/);
     expect(() => validateFacetOutputs(compiled, value)).not.toThrow();
   });
@@ -224,7 +329,13 @@ describe('FacetContractCompiler: order independence (property)', () => {
   it('gives the same hash and schema for any order and repetition of the same facets', () => {
     const permutations = fc
       .shuffledSubarray(inputFacets, { minLength: 1 })
-      .chain((subset) => fc.tuple(fc.constant(subset), fc.shuffledSubarray(subset, { minLength: subset.length }), fc.array(fc.constantFrom(...subset))));
+      .chain((subset) =>
+        fc.tuple(
+          fc.constant(subset),
+          fc.shuffledSubarray(subset, { minLength: subset.length }),
+          fc.array(fc.constantFrom(...subset)),
+        ),
+      );
     fc.assert(
       fc.property(permutations, ([subset, reordered, repeats]) => {
         const a = new FacetContractCompiler().compile(subset, 'input');

@@ -19,7 +19,11 @@ export function composeInstruction(facets: FacetsByDirection): string {
   }
   if (output.length > 0) {
     const keys = [...new Set(output.map(keyOf))].sort().join(', ');
-    sections.push([`Outputs: reply with one JSON object holding exactly these keys: ${keys}.`, ...output.map(line)].join('\n'));
+    sections.push(
+      [`Outputs: reply with one JSON object holding exactly these keys: ${keys}.`, ...output.map(line)].join(
+        '\n',
+      ),
+    );
   }
   return sections.join('\n\n');
 }

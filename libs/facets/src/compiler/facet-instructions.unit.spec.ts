@@ -19,8 +19,14 @@ describe('instructionsFor', () => {
   });
 
   it.each([
-    [['toneOfVoice', 'writerBrief', 'copyVariants'], ['copyVariants', 'toneOfVoice', 'writerBrief', 'toneOfVoice']],
-    [['qaRubric', 'qaFindings'], ['qaFindings', 'qaRubric']],
+    [
+      ['toneOfVoice', 'writerBrief', 'copyVariants'],
+      ['copyVariants', 'toneOfVoice', 'writerBrief', 'toneOfVoice'],
+    ],
+    [
+      ['qaRubric', 'qaFindings'],
+      ['qaFindings', 'qaRubric'],
+    ],
   ])('is deterministic whatever the order: %j', (a, b) => {
     expect(instructionsFor(a, 'input')).toBe(instructionsFor(b, 'input'));
   });
@@ -31,21 +37,29 @@ describe('instructionsFor', () => {
   });
 
   it('refuses an unknown facet', () => {
-    expect(() => instructionsFor(['toneOfVoice', 'mystery'], 'input')).toThrow(expect.objectContaining({ code: 'FACET_NOT_FOUND', facets: ['mystery'] }));
+    expect(() => instructionsFor(['toneOfVoice', 'mystery'], 'input')).toThrow(
+      expect.objectContaining({ code: 'FACET_NOT_FOUND', facets: ['mystery'] }),
+    );
   });
 });
 
 describe('nodeInstructionsFor', () => {
   it('places each list where the node uses it', () => {
     const text = nodeInstructionsFor({ input: ['writerBrief', 'toneOfVoice'], output: ['copyVariants'] });
-    expect(text.split('\n\n').map((section) => section.split('\n').slice(1).map((line) => line.split(' ')[1]))).toEqual([
-      ['toneOfVoice', 'writerBrief'],
-      ['copyVariants'],
-    ]);
+    expect(
+      text.split('\n\n').map((section) =>
+        section
+          .split('\n')
+          .slice(1)
+          .map((line) => line.split(' ')[1]),
+      ),
+    ).toEqual([['toneOfVoice', 'writerBrief'], ['copyVariants']]);
   });
 
   it('checks directions', () => {
-    expect(() => nodeInstructionsFor({ input: ['qaFindings'] })).toThrow(expect.objectContaining({ code: 'DIRECTION_MISMATCH' }));
+    expect(() => nodeInstructionsFor({ input: ['qaFindings'] })).toThrow(
+      expect.objectContaining({ code: 'DIRECTION_MISMATCH' }),
+    );
   });
 
   it('is what a compiled contract carries for its own direction', () => {

@@ -35,12 +35,22 @@ export function facetErrors(value: unknown, checks: readonly PropertyCheck[]): F
   const errors: FacetValidationError[] = [];
   for (const { key, owners } of checks) {
     if (!Object.prototype.hasOwnProperty.call(record, key)) {
-      errors.push({ facet: owners[0], pointer: `/${escapePointerToken(key)}`, keyword: 'required', message: `must have required property '${key}'` });
+      errors.push({
+        facet: owners[0],
+        pointer: `/${escapePointerToken(key)}`,
+        keyword: 'required',
+        message: `must have required property '${key}'`,
+      });
     }
   }
   for (const key of Object.keys(record)) {
     if (!known.has(key)) {
-      errors.push({ facet: '', pointer: `/${escapePointerToken(key)}`, keyword: 'additionalProperties', message: 'must NOT have additional properties' });
+      errors.push({
+        facet: '',
+        pointer: `/${escapePointerToken(key)}`,
+        keyword: 'additionalProperties',
+        message: 'must NOT have additional properties',
+      });
     }
   }
   for (const { key, owners, validate } of checks) {

@@ -18,7 +18,16 @@ export class MergeConflict extends Error {
 }
 
 // Annotations never change what validates: the first facet's (by name) wins.
-const ANNOTATIONS = new Set(['title', 'description', '$comment', 'examples', 'default', 'deprecated', 'readOnly', 'writeOnly']);
+const ANNOTATIONS = new Set([
+  'title',
+  'description',
+  '$comment',
+  'examples',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+]);
 
 /**
  * Merges two facet schemas written for one property. Facets sharing a key compose one value:
@@ -29,7 +38,8 @@ const ANNOTATIONS = new Set(['title', 'description', '$comment', 'examples', 'de
 export function mergeSchemas(a: SchemaObject, b: SchemaObject, pointer: string): SchemaObject {
   if (canonicalJson(a) === canonicalJson(b)) return a;
   const [ta, tb] = [typeOf(a), typeOf(b)];
-  if (ta !== tb) throw new MergeConflict('TYPE_MISMATCH', pointer, 'type', `type ${ta} cannot merge with type ${tb}`);
+  if (ta !== tb)
+    throw new MergeConflict('TYPE_MISMATCH', pointer, 'type', `type ${ta} cannot merge with type ${tb}`);
   const merged: Record<string, unknown> = { ...a };
   for (const [keyword, right] of Object.entries(b)) {
     const left = a[keyword];
@@ -46,24 +56,38 @@ function mergeKeyword(keyword: string, left: unknown, right: unknown, pointer: s
     case 'enum':
       return intersectEnums(left, right, pointer);
     case 'properties':
-      return mergeProperties(left as Record<string, SchemaObject>, right as Record<string, SchemaObject>, pointer);
+      return mergeProperties(
+        left as Record<string, SchemaObject>,
+        right as Record<string, SchemaObject>,
+        pointer,
+      );
     case 'required':
       return [...new Set([...(left as string[]), ...(right as string[])])].sort();
     case 'items':
       if (isSchemaObject(left) && isSchemaObject(right)) return mergeSchemas(left, right, `${pointer}/items`);
       break;
   }
-  throw new MergeConflict('MERGE_UNSUPPORTED', `${pointer}/${escapePointerToken(keyword)}`, keyword, `both facets set "${keyword}" differently`);
+  throw new MergeConflict(
+    'MERGE_UNSUPPORTED',
+    `${pointer}/${escapePointerToken(keyword)}`,
+    keyword,
+    `both facets set "${keyword}" differently`,
+  );
 }
 
 function intersectEnums(left: unknown, right: unknown, pointer: string): unknown[] {
   const allowed = new Set((right as unknown[]).map((v) => canonicalJson(v)));
   const both = (left as unknown[]).filter((v) => allowed.has(canonicalJson(v)));
-  if (both.length === 0) throw new MergeConflict('ENUM_CONFLICT', `${pointer}/enum`, 'enum', 'the enums share no value');
+  if (both.length === 0)
+    throw new MergeConflict('ENUM_CONFLICT', `${pointer}/enum`, 'enum', 'the enums share no value');
   return both;
 }
 
-function mergeProperties(left: Record<string, SchemaObject>, right: Record<string, SchemaObject>, pointer: string): Record<string, SchemaObject> {
+function mergeProperties(
+  left: Record<string, SchemaObject>,
+  right: Record<string, SchemaObject>,
+  pointer: string,
+): Record<string, SchemaObject> {
   const merged: Record<string, SchemaObject> = { ...left };
   for (const [name, schema] of Object.entries(right)) {
     const at = `${pointer}/properties/${escapePointerToken(name)}`;

@@ -32,7 +32,10 @@ export interface EnvelopeFacets {
 
 // Facets with a rule of their own; any other `inputs.<facet name>` is taken as it is.
 const RULES: ReadonlyArray<readonly [string, (envelope: TaskEnvelope) => Candidate[]]> = [
-  ['objectiveBrief', (envelope) => [...explicit(envelope, 'objectiveBrief'), ...objectiveBriefCandidates(envelope)]],
+  [
+    'objectiveBrief',
+    (envelope) => [...explicit(envelope, 'objectiveBrief'), ...objectiveBriefCandidates(envelope)],
+  ],
   ['audienceProfile', audienceCandidates],
   ['toneOfVoice', toneCandidates],
   ['assetBundle', assetCandidates],
@@ -44,8 +47,15 @@ const OWN_RULE = new Set([...RULES.map(([facet]) => facet), 'planKnobs']);
  * For every facet, the first candidate (most explicit first) that validates becomes the value;
  * candidates tried and refused on the way are reported. Pure and deterministic.
  */
-export function envelopeFacets(envelope: TaskEnvelope, compiler: FacetContractCompiler = defaultFacetCompiler()): EnvelopeFacets {
-  const out = { values: {} as Record<string, unknown>, sources: {} as Record<string, string>, issues: [] as EnvelopeFacetIssue[] };
+export function envelopeFacets(
+  envelope: TaskEnvelope,
+  compiler: FacetContractCompiler = defaultFacetCompiler(),
+): EnvelopeFacets {
+  const out = {
+    values: {} as Record<string, unknown>,
+    sources: {} as Record<string, string>,
+    issues: [] as EnvelopeFacetIssue[],
+  };
   const check = (facet: string, candidate: Candidate): boolean => {
     const errors = compiler.validateFacet(facet, candidate.value);
     if (errors.length === 0) return true;
@@ -69,7 +79,13 @@ export function envelopeFacets(envelope: TaskEnvelope, compiler: FacetContractCo
     const candidate = { value: envelope.inputs[key], source: `inputs.${key}` };
     if (definition.metadata.directionality === 'output') {
       const message = `${key} is produced by capabilities; an envelope cannot supply it`;
-      out.issues.push({ facet: key, path: candidate.source, code: 'DIRECTION_MISMATCH', message, errors: [] });
+      out.issues.push({
+        facet: key,
+        path: candidate.source,
+        code: 'DIRECTION_MISMATCH',
+        message,
+        errors: [],
+      });
     } else if (check(key, candidate)) {
       take(key, candidate.value, candidate.source);
     }
@@ -78,11 +94,16 @@ export function envelopeFacets(envelope: TaskEnvelope, compiler: FacetContractCo
 }
 
 /** Knob by knob, the first valid source wins; the facet needs at least one knob. */
-function planKnobs(envelope: TaskEnvelope, check: (facet: string, candidate: Candidate) => boolean): Candidate | null {
+function planKnobs(
+  envelope: TaskEnvelope,
+  check: (facet: string, candidate: Candidate) => boolean,
+): Candidate | null {
   const value: Record<string, unknown> = {};
   const sources: string[] = [];
   for (const [knob, candidates] of Object.entries(knobCandidates(envelope))) {
-    const chosen = candidates.find((c) => check('planKnobs', { value: { [knob]: c.value }, source: c.source }));
+    const chosen = candidates.find((c) =>
+      check('planKnobs', { value: { [knob]: c.value }, source: c.source }),
+    );
     if (chosen) {
       value[knob] = chosen.value;
       sources.push(chosen.source);

@@ -19,11 +19,20 @@ export const MAX_PATTERN_LENGTH = 512;
 
 // ECMAScript WhiteSpace and LineTerminator code points: what `\s` means in a JSON Schema pattern.
 const WHITESPACE: ReadonlyArray<readonly [number, number]> = [
-  [0x09, 0x0d], [0x20, 0x20], [0xa0, 0xa0], [0x1680, 0x1680], [0x2000, 0x200a], [0x2028, 0x2029],
-  [0x202f, 0x202f], [0x205f, 0x205f], [0x3000, 0x3000], [0xfeff, 0xfeff],
+  [0x09, 0x0d],
+  [0x20, 0x20],
+  [0xa0, 0xa0],
+  [0x1680, 0x1680],
+  [0x2000, 0x200a],
+  [0x2028, 0x2029],
+  [0x202f, 0x202f],
+  [0x205f, 0x205f],
+  [0x3000, 0x3000],
+  [0xfeff, 0xfeff],
 ];
 const hex = (cp: number): string => `\\x{${cp.toString(16).toUpperCase()}}`;
-const range = ([lo, hi]: readonly [number, number]): string => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`);
+const range = ([lo, hi]: readonly [number, number]): string =>
+  lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`;
 const complement = (ranges: typeof WHITESPACE): Array<[number, number]> => {
   const out: Array<[number, number]> = [];
   let next = 0;
@@ -57,12 +66,20 @@ interface Quantifier {
 /** Reads one pattern; never runs it, so it cannot hang. */
 export function readPattern(source: string): PatternReading {
   if (source.length > MAX_PATTERN_LENGTH) {
-    return { ok: false, code: 'PATTERN_TOO_LONG', message: `pattern is ${source.length} characters; the limit is ${MAX_PATTERN_LENGTH}` };
+    return {
+      ok: false,
+      code: 'PATTERN_TOO_LONG',
+      message: `pattern is ${source.length} characters; the limit is ${MAX_PATTERN_LENGTH}`,
+    };
   }
   try {
     new RegExp(source, 'u'); // compiling does not match anything: safe, and proves the syntax below
   } catch (error) {
-    return { ok: false, code: 'INVALID_PATTERN', message: `not a valid ECMA-262 (u mode) pattern: ${(error as Error).message}` };
+    return {
+      ok: false,
+      code: 'INVALID_PATTERN',
+      message: `not a valid ECMA-262 (u mode) pattern: ${(error as Error).message}`,
+    };
   }
   try {
     return { ok: true, re2: new Translator(source).run() };
@@ -98,7 +115,14 @@ class Translator {
     } else if (c === '(') {
       this.group();
     } else {
-      const atom = c === '\\' ? this.escape(false) : c === '[' ? this.charClass() : c === '.' ? this.take(1, DOT) : this.literal();
+      const atom =
+        c === '\\'
+          ? this.escape(false)
+          : c === '['
+            ? this.charClass()
+            : c === '.'
+              ? this.take(1, DOT)
+              : this.literal();
       this.out.push(atom.text);
       if (atom.quantifiable) this.quantify(null);
     }
@@ -127,7 +151,9 @@ class Translator {
     if (body) {
       if (q?.repeats && (body.quantified || body.alternation)) {
         const why = body.quantified ? 'a quantifier' : 'an alternation';
-        throw new Unsafe(`repeated group containing ${why} (catastrophic backtracking shape, like (a+)+ or (a|a)*)`);
+        throw new Unsafe(
+          `repeated group containing ${why} (catastrophic backtracking shape, like (a+)+ or (a|a)*)`,
+        );
       }
       this.top.quantified ||= body.quantified;
       this.top.alternation ||= body.alternation;
@@ -142,7 +168,16 @@ class Translator {
     const m = /^(?:[*+?]|\{(\d+)(,(\d*))?\})\??/.exec(this.src.slice(this.i));
     if (!m) return null;
     this.i += m[0].length;
-    const max = m[0][0] === '?' ? 1 : m[0][0] !== '{' ? Infinity : m[2] === undefined ? Number(m[1]) : m[3] === '' ? Infinity : Number(m[3]);
+    const max =
+      m[0][0] === '?'
+        ? 1
+        : m[0][0] !== '{'
+          ? Infinity
+          : m[2] === undefined
+            ? Number(m[1])
+            : m[3] === ''
+              ? Infinity
+              : Number(m[3]);
     return { text: m[0], repeats: max > 1 };
   }
 
@@ -195,7 +230,8 @@ class Translator {
     while (this.src[this.i] !== ']') {
       const c = this.src[this.i];
       if (c === '\\') items.push(this.escape(true).text);
-      else if (c === '[') items.push(this.take(1, '\\[').text); // RE2 would read `[:` as a POSIX class
+      else if (c === '[')
+        items.push(this.take(1, '\\[').text); // RE2 would read `[:` as a POSIX class
       else items.push(this.literal().text);
     }
     this.i += 1;

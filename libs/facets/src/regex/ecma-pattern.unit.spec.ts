@@ -30,7 +30,10 @@ describe('readPattern: refused shapes', () => {
 
   it(`refuses a pattern longer than ${MAX_PATTERN_LENGTH} characters`, () => {
     expect(readPattern('a'.repeat(MAX_PATTERN_LENGTH))).toMatchObject({ ok: true });
-    expect(readPattern('a'.repeat(MAX_PATTERN_LENGTH + 1))).toMatchObject({ ok: false, code: 'PATTERN_TOO_LONG' });
+    expect(readPattern('a'.repeat(MAX_PATTERN_LENGTH + 1))).toMatchObject({
+      ok: false,
+      code: 'PATTERN_TOO_LONG',
+    });
   });
 
   it('does not mistake a quantifier inside a character class for a nested quantifier', () => {
@@ -92,15 +95,43 @@ describe('compileSafePattern', () => {
 // The RE2 form must accept exactly what the ECMA-262 pattern accepts (JSON Schema semantics).
 describe('RE2 translation agrees with the native engine', () => {
   const atom = fc.constantFrom(
-    'a', 'b', '1', ' ', '.', '\\s', '\\S', '\\d', '\\D', '\\w', '\\W', '[ab]', '[^a]', '[\\s1]', '[^\\s]', '[\\S]',
-    '\\u00a0', '\\n', '[\\s\\S]', '\\/', '\\.', '(?:ab)', '(a1)', '[a-]',
+    'a',
+    'b',
+    '1',
+    ' ',
+    '.',
+    '\\s',
+    '\\S',
+    '\\d',
+    '\\D',
+    '\\w',
+    '\\W',
+    '[ab]',
+    '[^a]',
+    '[\\s1]',
+    '[^\\s]',
+    '[\\S]',
+    '\\u00a0',
+    '\\n',
+    '[\\s\\S]',
+    '\\/',
+    '\\.',
+    '(?:ab)',
+    '(a1)',
+    '[a-]',
   );
-  const quantified = fc.tuple(atom, fc.constantFrom('', '', '?', '*', '+', '{2}', '{1,3}', '*?')).map(([a, q]) => a + q);
+  const quantified = fc
+    .tuple(atom, fc.constantFrom('', '', '?', '*', '+', '{2}', '{1,3}', '*?'))
+    .map(([a, q]) => a + q);
   const branch = fc.array(quantified, { minLength: 1, maxLength: 5 }).map((parts) => parts.join(''));
   const pattern = fc
     .tuple(fc.boolean(), fc.array(branch, { minLength: 1, maxLength: 3 }), fc.boolean())
     .map(([start, branches, end]) => `${start ? '^' : ''}(?:${branches.join('|')})${end ? '$' : ''}`);
-  const input = fc.array(fc.constantFrom('a', 'b', '1', ' ', '\u00a0', '\n', '\r', '\u2028', '\t', '_', '.', '/', 'é'), { maxLength: 12 }).map((cs) => cs.join(''));
+  const input = fc
+    .array(fc.constantFrom('a', 'b', '1', ' ', '\u00a0', '\n', '\r', '\u2028', '\t', '_', '.', '/', 'é'), {
+      maxLength: 12,
+    })
+    .map((cs) => cs.join(''));
 
   it('on random patterns and inputs', () => {
     fc.assert(

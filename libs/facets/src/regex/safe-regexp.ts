@@ -40,7 +40,11 @@ function compile(source: string): SafePattern {
   try {
     regExp = RE2JS.compile(read.re2);
   } catch (error) {
-    return { ok: false, code: 'UNSUPPORTED_PATTERN', message: `not supported by the linear-time engine: ${(error as Error).message}` };
+    return {
+      ok: false,
+      code: 'UNSUPPORTED_PATTERN',
+      message: `not supported by the linear-time engine: ${(error as Error).message}`,
+    };
   }
   if (regExp.programSize() > MAX_PATTERN_PROGRAM_SIZE) {
     const message = `pattern compiles to ${regExp.programSize()} instructions; the limit is ${MAX_PATTERN_PROGRAM_SIZE}`;

@@ -5,11 +5,26 @@ import type { SchemaIssue } from './schema-issue';
 
 // Where subschemas live (draft-07 plus the later names Ajv also reads); everything else is data.
 const ONE_SCHEMA = new Set([
-  'additionalItems', 'additionalProperties', 'contains', 'propertyNames', 'not', 'if', 'then', 'else',
-  'unevaluatedItems', 'unevaluatedProperties',
+  'additionalItems',
+  'additionalProperties',
+  'contains',
+  'propertyNames',
+  'not',
+  'if',
+  'then',
+  'else',
+  'unevaluatedItems',
+  'unevaluatedProperties',
 ]);
 const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems']);
-const SCHEMA_MAP = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependencies', 'dependentSchemas']);
+const SCHEMA_MAP = new Set([
+  'properties',
+  'patternProperties',
+  'definitions',
+  '$defs',
+  'dependencies',
+  'dependentSchemas',
+]);
 // Values that are instance data, not schema: a `$data` or `$ref` key inside them means nothing.
 const DATA_VALUED = new Set(['enum', 'const', 'default', 'examples']);
 
@@ -36,7 +51,8 @@ function visit(schema: unknown, path: PathSegment[], walk: Walk): void {
     const at = [...path, keyword];
     checkKeyword(keyword, value, at, walk);
     if (ONE_SCHEMA.has(keyword)) visit(value, at, walk);
-    else if (SCHEMA_LIST.has(keyword) && Array.isArray(value)) value.forEach((s, i) => visit(s, [...at, i], walk));
+    else if (SCHEMA_LIST.has(keyword) && Array.isArray(value))
+      value.forEach((s, i) => visit(s, [...at, i], walk));
     else if (SCHEMA_MAP.has(keyword) && isObject(value)) {
       for (const [name, sub] of Object.entries(value)) visit(sub, [...at, name], walk);
     } else if (keyword === 'items') {
@@ -52,15 +68,20 @@ function checkKeyword(keyword: string, value: unknown, at: PathSegment[], walk: 
   };
   if (keyword === '$data') return report('DATA_REF', '$data references are not allowed');
   if (keyword === '$async') return report('ASYNC_SCHEMA', 'asynchronous schemas are not allowed');
-  if (!Object.prototype.hasOwnProperty.call(walk.ajv.RULES.keywords, keyword)) return report('UNKNOWN_KEYWORD', `unknown keyword "${keyword}" (strict mode)`);
+  if (!Object.prototype.hasOwnProperty.call(walk.ajv.RULES.keywords, keyword))
+    return report('UNKNOWN_KEYWORD', `unknown keyword "${keyword}" (strict mode)`);
   if (keyword === '$ref' && typeof value === 'string' && !value.startsWith('#')) {
-    return report('REMOTE_REF', `$ref "${value}" points outside this schema; only local "#..." references are allowed`);
+    return report(
+      'REMOTE_REF',
+      `$ref "${value}" points outside this schema; only local "#..." references are allowed`,
+    );
   }
   if (keyword === 'pattern' && typeof value === 'string') return checkPattern(value, at, report);
   if (keyword === 'patternProperties' && isObject(value)) {
     for (const source of Object.keys(value)) checkPattern(source, [...at, source], report);
   }
-  const holdsSchemas = ONE_SCHEMA.has(keyword) || SCHEMA_LIST.has(keyword) || SCHEMA_MAP.has(keyword) || keyword === 'items';
+  const holdsSchemas =
+    ONE_SCHEMA.has(keyword) || SCHEMA_LIST.has(keyword) || SCHEMA_MAP.has(keyword) || keyword === 'items';
   if (!holdsSchemas && !DATA_VALUED.has(keyword) && isObject(value) && '$data' in value) {
     report('DATA_REF', `"${keyword}" takes its value from the data ($data), which is not allowed`);
   }

@@ -3,7 +3,12 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { CanonicalJsonError, contentHash } from '@flex/contracts';
 import { createSafeAjv } from '../safe-ajv';
 import { escapePointerToken, formatPath, joinPath, pointerSegments, type PathSegment } from './json-path';
-import { UNTRUSTED_SCHEMA_LIMITS, UntrustedSchemaError, type SchemaIssue, type UntrustedSchemaLimits } from './schema-issue';
+import {
+  UNTRUSTED_SCHEMA_LIMITS,
+  UntrustedSchemaError,
+  type SchemaIssue,
+  type UntrustedSchemaLimits,
+} from './schema-issue';
 import { checkSchemaKeywords } from './schema-keywords';
 import { checkSchemaShape } from './schema-shape';
 
@@ -58,7 +63,11 @@ export function compileUntrustedSchema(
   return compiled;
 }
 
-function admit(schema: unknown, base: string, limits: UntrustedSchemaLimits): { issues: SchemaIssue[]; compiled?: CompiledUntrustedSchema } {
+function admit(
+  schema: unknown,
+  base: string,
+  limits: UntrustedSchemaLimits,
+): { issues: SchemaIssue[]; compiled?: CompiledUntrustedSchema } {
   const shape = checkSchemaShape(schema, base, limits);
   if (shape.length > 0) return { issues: shape };
   let hash: string;
@@ -106,7 +115,9 @@ function checkAgainstMetaSchema(instance: Ajv, schema: unknown, base: string): S
   try {
     if (instance.validateSchema(schema as object) === true) return [];
   } catch (error) {
-    return [{ path: formatPath(base, ['$schema']), code: 'INVALID_SCHEMA', message: (error as Error).message }];
+    return [
+      { path: formatPath(base, ['$schema']), code: 'INVALID_SCHEMA', message: (error as Error).message },
+    ];
   }
   return (instance.errors ?? []).map((e) => ({
     path: formatPath(base, pointerSegments(e.instancePath, schema)),
@@ -119,10 +130,18 @@ function compileIssue(error: Error, schema: unknown, base: string): SchemaIssue 
   const ref = /can't resolve reference (\S+) from/.exec(error.message)?.[1];
   if (ref !== undefined) {
     const where = findRef(schema, ref);
-    return { path: formatPath(base, where ?? []), code: ref.startsWith('#') ? 'COMPILE_FAILED' : 'REMOTE_REF', message: error.message };
+    return {
+      path: formatPath(base, where ?? []),
+      code: ref.startsWith('#') ? 'COMPILE_FAILED' : 'REMOTE_REF',
+      message: error.message,
+    };
   }
   const at = /at "(#[^"]*)"/.exec(error.message)?.[1] ?? '#';
-  return { path: formatPath(base, pointerSegments(at, schema)), code: 'COMPILE_FAILED', message: error.message };
+  return {
+    path: formatPath(base, pointerSegments(at, schema)),
+    code: 'COMPILE_FAILED',
+    message: error.message,
+  };
 }
 
 /** Path of the first `$ref` whose value is `ref` (the schema is already known to be small). */
@@ -149,13 +168,15 @@ export function validationErrors(validate: ValidateFunction, value: unknown): Er
     return validate(value) === true ? [] : [...(validate.errors ?? [])];
   } catch (error) {
     const cause = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-    return [{
-      keyword: UNVALIDATABLE,
-      instancePath: '',
-      schemaPath: '#',
-      params: { cause },
-      message: `the value cannot be validated, so it is treated as invalid (${cause})`,
-    }];
+    return [
+      {
+        keyword: UNVALIDATABLE,
+        instancePath: '',
+        schemaPath: '#',
+        params: { cause },
+        message: `the value cannot be validated, so it is treated as invalid (${cause})`,
+      },
+    ];
   }
 }
 
@@ -167,7 +188,13 @@ function wrap(hash: string, schema: unknown, validate: ValidateFunction): Compil
 }
 
 export function toValidationError(e: ErrorObject): UntrustedValidationError {
-  const child = e.keyword === 'required' ? e.params.missingProperty : e.keyword === 'additionalProperties' ? e.params.additionalProperty : undefined;
-  const pointer = typeof child === 'string' ? `${e.instancePath}/${escapePointerToken(child)}` : e.instancePath;
+  const child =
+    e.keyword === 'required'
+      ? e.params.missingProperty
+      : e.keyword === 'additionalProperties'
+        ? e.params.additionalProperty
+        : undefined;
+  const pointer =
+    typeof child === 'string' ? `${e.instancePath}/${escapePointerToken(child)}` : e.instancePath;
   return { pointer, keyword: e.keyword, message: e.message ?? e.keyword, params: e.params };
 }

@@ -2,7 +2,14 @@ import type { Domain } from './domain';
 import { stringView, toNumberSet, type RiskSink, type StringView } from './conversions';
 import { kindsOf, mayBe, restrict, type Kind } from './kinds';
 import {
-  BOTH, eitherOutcome, equalOutcomes, lessOutcomes, NEITHER, outcomes, type NumberSet, type Outcomes,
+  BOTH,
+  eitherOutcome,
+  equalOutcomes,
+  lessOutcomes,
+  NEITHER,
+  outcomes,
+  type NumberSet,
+  type Outcomes,
 } from './number-set';
 
 // Loose and strict equality and the relational operators over domains, pair by pair of the
@@ -61,10 +68,19 @@ export function looseEqual(a: Domain, b: Domain, risk: RiskSink): Outcomes {
   const refA = primitiveB ? texts(a, ['array', 'object'], risk) : undefined;
   const refB = primitiveA ? texts(b, ['array', 'object'], risk) : undefined;
   if (numA && numB) parts.push(equalOutcomes(numA, numB));
-  for (const [n, s] of [[numA, strB], [numB, strA], [numA, refB], [numB, refA]] as const) {
+  for (const [n, s] of [
+    [numA, strB],
+    [numB, strA],
+    [numA, refB],
+    [numB, refA],
+  ] as const) {
     if (n && s) parts.push(equalOutcomes(n, s.asNumber));
   }
-  for (const [s, t] of [[strA, strB], [strA, refB], [refA, strB]] as const) {
+  for (const [s, t] of [
+    [strA, strB],
+    [strA, refB],
+    [refA, strB],
+  ] as const) {
     if (s && t) parts.push(textEqual(s, t));
   }
   return union(parts);

@@ -151,7 +151,13 @@ export function parseFloatSet(d: Domain, risk: RiskSink): NumberSet {
     return numbersOfValues(d.absent ? [...values, NaN] : values);
   }
   const textual = (d.string?.maxLength ?? 0) > 0 || (d.array?.maxItems ?? 0) > 0;
-  const nanSources = d.absent || d.null || d.booleans.true || d.booleans.false || d.object !== undefined ||
-    d.string !== undefined || d.array !== undefined;
+  const nanSources =
+    d.absent ||
+    d.null ||
+    d.booleans.true ||
+    d.booleans.false ||
+    d.object !== undefined ||
+    d.string !== undefined ||
+    d.array !== undefined;
   return joinAllNumbers([nanSources ? NAN_ONLY : undefined, d.number, textual ? ANY_NUMBER : undefined]);
 }

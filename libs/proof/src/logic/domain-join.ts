@@ -1,6 +1,14 @@
 import {
-  ANY, EMPTY, FINITE_LIMIT, hasValues, isEmpty, propertyOf,
-  type ArraySet, type Domain, type ObjectSet, type StringSet,
+  ANY,
+  EMPTY,
+  FINITE_LIMIT,
+  hasValues,
+  isEmpty,
+  propertyOf,
+  type ArraySet,
+  type Domain,
+  type ObjectSet,
+  type StringSet,
 } from './domain';
 import { valueKey } from './value-key';
 import { eitherOutcome, joinNumbers, type NumberSet } from './number-set';
@@ -116,7 +124,11 @@ function signature(d: Domain, depth: number): string | undefined {
   const inner = nested.map((n) => signature(n, depth + 1));
   if (inner.some((x) => x === undefined)) return undefined;
   const shape = [
-    d.absent, d.null, d.booleans, d.number ?? null, d.string ?? null,
+    d.absent,
+    d.null,
+    d.booleans,
+    d.number ?? null,
+    d.string ?? null,
     d.finite === undefined ? null : d.finite.map(valueKey).sort(),
     d.array ? [d.array.minItems, d.array.maxItems] : null,
     d.object ? [[...d.object.properties.keys()], d.object.others !== undefined] : null,

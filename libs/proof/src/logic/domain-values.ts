@@ -1,5 +1,13 @@
 import {
-  ANY, arraySet, domain, EMPTY, FINITE_LIMIT, stringSet, type ArraySet, type Domain, type ObjectSet,
+  ANY,
+  arraySet,
+  domain,
+  EMPTY,
+  FINITE_LIMIT,
+  stringSet,
+  type ArraySet,
+  type Domain,
+  type ObjectSet,
 } from './domain';
 import { distinctValues, valueKey } from './value-key';
 import { makeRange, outcomes, setHas, type NumberSet } from './number-set';
@@ -31,7 +39,13 @@ function objectsOf(values: readonly Record<string, unknown>[], depth: number): O
   const keys = new Set(values.flatMap((o) => Object.keys(o)));
   const properties = new Map<string, Domain>();
   for (const key of keys) {
-    properties.set(key, describe(values.map((o) => (hasOwn(o, key) ? o[key] : undefined)), depth + 1));
+    properties.set(
+      key,
+      describe(
+        values.map((o) => (hasOwn(o, key) ? o[key] : undefined)),
+        depth + 1,
+      ),
+    );
   }
   return { properties };
 }
@@ -49,7 +63,10 @@ function describe(values: readonly unknown[], depth: number): Domain {
     booleans: outcomes(bools.includes(true), bools.includes(false)),
     number: numbersOf(present.filter((v): v is number => typeof v === 'number')),
     string: strings.length === 0 ? undefined : stringSet(Math.min(...strings), Math.max(...strings)),
-    array: arraysOf(present.filter((v): v is unknown[] => Array.isArray(v)), depth),
+    array: arraysOf(
+      present.filter((v): v is unknown[] => Array.isArray(v)),
+      depth,
+    ),
     object: objectsOf(present.filter(isRecord), depth),
   };
   return present.length <= FINITE_LIMIT ? { ...d, finite: present } : d;

@@ -48,10 +48,13 @@ export const ABSENT: Domain = { absent: true, null: false, booleans: NEITHER, fi
 function buildAny(): Domain {
   // Built mutable, then tied into a cycle: the items of any array, and any property, are ANY again.
   const array: { -readonly [K in keyof ArraySet]: ArraySet[K] } = {
-    minItems: 0, maxItems: Infinity, items: EMPTY,
+    minItems: 0,
+    maxItems: Infinity,
+    items: EMPTY,
   };
   const object: { properties: ReadonlyMap<string, Domain>; others: Domain } = {
-    properties: new Map(), others: EMPTY,
+    properties: new Map(),
+    others: EMPTY,
   };
   const string: StringSet = { minLength: 0, maxLength: Infinity };
   const any: Domain = { absent: true, null: true, booleans: BOTH, number: ANY_NUMBER, string, array, object };

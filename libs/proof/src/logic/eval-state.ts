@@ -4,7 +4,10 @@ import type { Domain } from './domain';
 /** Why an analysis stopped early: too many abstract operations, or nesting too deep. */
 export class AnalysisLimitError extends Error {
   override readonly name = 'AnalysisLimitError';
-  constructor(readonly code: 'budget' | 'depth', message: string) {
+  constructor(
+    readonly code: 'budget' | 'depth',
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -43,7 +46,10 @@ export function noteRisk(state: EvalState, reason: string): void {
 
 /** Records an operator that may go either way, at the first data pointer it reads. */
 export function noteUndecided(
-  state: EvalState, keywords: readonly string[], reads: readonly string[], message: string,
+  state: EvalState,
+  keywords: readonly string[],
+  reads: readonly string[],
+  message: string,
 ): void {
   const pointer = reads[0] ?? '';
   const key = `${pointer} ${keywords.join(' ')}`;
@@ -86,7 +92,7 @@ export function rootScope(data: Domain): Scope {
 /** The scope of a quantifier's body: each item of the array read at `arrayPointer`. */
 export function itemScope(data: Domain, arrayPointer: string | undefined): Scope {
   const pointer = (segments: readonly string[]) =>
-    (arrayPointer === undefined ? undefined : `${arrayPointer}/*${pointerOf(segments)}`);
+    arrayPointer === undefined ? undefined : `${arrayPointer}/*${pointerOf(segments)}`;
   return { data, pointer };
 }
 
@@ -94,7 +100,7 @@ export function itemScope(data: Domain, arrayPointer: string | undefined): Scope
 export function reduceScope(data: Domain, arrayPointer: string | undefined): Scope {
   const item = itemScope(data, arrayPointer);
   const pointer = (segments: readonly string[]) =>
-    (segments[0] === 'current' ? item.pointer(segments.slice(1)) : undefined);
+    segments[0] === 'current' ? item.pointer(segments.slice(1)) : undefined;
   return { data, pointer };
 }
 

@@ -3,8 +3,18 @@ import { join, joinAll, listedValues } from './domain-join';
 import { constDomain, fromValues } from './domain-values';
 import { combinations, enumerateOperator } from './enumerate';
 import {
-  AnalysisLimitError, charge, MAX_EVAL_DEPTH, mergeReads, noteRisk, noteUndecided, operand,
-  type Context, type EvalState, type Evaluated, type Operation, type Scope,
+  AnalysisLimitError,
+  charge,
+  MAX_EVAL_DEPTH,
+  mergeReads,
+  noteRisk,
+  noteUndecided,
+  operand,
+  type Context,
+  type EvalState,
+  type Evaluated,
+  type Operation,
+  type Scope,
 } from './eval-state';
 import { evaluateMissing, evaluateMissingSome } from './missing';
 import { BOOLEAN_OPERATORS, isEagerOperator, transfer } from './operators';
@@ -41,20 +51,29 @@ function evaluateNode(node: unknown, scope: Scope, depth: number, ctx: Context):
   const raw = (node as Record<string, unknown>)[name];
   const op: Operation = { values: Array.isArray(raw) ? raw : [raw], scope, depth };
   switch (name) {
-    case 'var': return evaluateVar(op, ctx);
-    case 'missing': return evaluateMissing(op, ctx);
-    case 'missing_some': return evaluateMissingSome(op, ctx);
+    case 'var':
+      return evaluateVar(op, ctx);
+    case 'missing':
+      return evaluateMissing(op, ctx);
+    case 'missing_some':
+      return evaluateMissingSome(op, ctx);
     case 'if':
-    case '?:': return evaluateIf(op, ctx);
+    case '?:':
+      return evaluateIf(op, ctx);
     case 'and':
-    case 'or': return evaluateConnective(name, op, ctx);
+    case 'or':
+      return evaluateConnective(name, op, ctx);
     case 'all':
     case 'some':
-    case 'none': return evaluateQuantifier(name, op, ctx);
+    case 'none':
+      return evaluateQuantifier(name, op, ctx);
     case 'map':
-    case 'filter': return evaluateCollection(name, op, ctx);
-    case 'reduce': return evaluateReduce(op, ctx);
-    default: return isEagerOperator(name) ? evaluateEager(name, op, ctx) : unknownOperator(name, ctx);
+    case 'filter':
+      return evaluateCollection(name, op, ctx);
+    case 'reduce':
+      return evaluateReduce(op, ctx);
+    default:
+      return isEagerOperator(name) ? evaluateEager(name, op, ctx) : unknownOperator(name, ctx);
   }
 }
 

@@ -3,7 +3,13 @@ import { join } from './domain-join';
 import { constDomain, fromValues } from './domain-values';
 import { relational } from './compare';
 import {
-  mergeReads, noteRisk, operand, type Context, type Evaluated, type Operation, type Scope,
+  mergeReads,
+  noteRisk,
+  operand,
+  type Context,
+  type Evaluated,
+  type Operation,
+  type Scope,
 } from './eval-state';
 import { kindsOf } from './kinds';
 import { makeRange, outcomes, type Outcomes } from './number-set';
@@ -52,9 +58,10 @@ function missingKeys(keys: readonly unknown[], scope: Scope): MissingKeys {
   const undecided = all.filter((s) => s.status.true && s.status.false);
   const named = undecided.length > 0 ? undecided : all;
   const reads = mergeReads(named.flatMap((s) => (s.pointer === undefined ? [] : [s.pointer])));
-  const result = undecided.length === 0
-    ? fromValues([always.map((s) => s.key)])
-    : domain({ array: arraySet(always.length, maybe.length, fromValues(maybe.map((s) => s.key))) });
+  const result =
+    undecided.length === 0
+      ? fromValues([always.map((s) => s.key)])
+      : domain({ array: arraySet(always.length, maybe.length, fromValues(maybe.map((s) => s.key))) });
   return { domain: result, reads, min: always.length, max: maybe.length };
 }
 

@@ -41,7 +41,10 @@ export function add(a: NumberSet, b: NumberSet): NumberSet {
   const y = b.range;
   if (x === undefined || y === undefined) return nanOnlyIfPossible(a, b);
   const opposite = (hasInfinity(x, 1) && hasInfinity(y, -1)) || (hasInfinity(x, -1) && hasInfinity(y, 1));
-  const range = hull(corners(x, y, (p, q) => p + q), x.integer && y.integer);
+  const range = hull(
+    corners(x, y, (p, q) => p + q),
+    x.integer && y.integer,
+  );
   return { range, nan: a.nan || b.nan || opposite };
 }
 
@@ -57,7 +60,11 @@ export function multiply(a: NumberSet, b: NumberSet): NumberSet {
   const zeroTimesInfinity = (closureHas(x, 0) && infinite(y)) || (closureHas(y, 0) && infinite(x));
   const zero = closureHas(x, 0) || closureHas(y, 0) ? 0 : undefined;
   return {
-    range: hull(corners(x, y, (p, q) => p * q), x.integer && y.integer, zero),
+    range: hull(
+      corners(x, y, (p, q) => p * q),
+      x.integer && y.integer,
+      zero,
+    ),
     nan: a.nan || b.nan || zeroTimesInfinity,
   };
 }
@@ -68,7 +75,13 @@ export function divide(a: NumberSet, b: NumberSet): NumberSet {
   if (x === undefined || y === undefined) return nanOnlyIfPossible(a, b);
   const bounded = [x.min, x.max, y.min, y.max].every(Number.isFinite);
   if (!bounded || closureHas(y, 0)) return { range: FULL_RANGE, nan: true };
-  return { range: hull(corners(x, y, (p, q) => p / q), false), nan: a.nan || b.nan };
+  return {
+    range: hull(
+      corners(x, y, (p, q) => p / q),
+      false,
+    ),
+    nan: a.nan || b.nan,
+  };
 }
 
 /** `a % b`: exact in floating point, with the sign of the dividend and magnitude below |b| and |a|. */

@@ -40,7 +40,11 @@ export function negateOutcome(a: Outcomes): Outcomes {
 
 /** A normalised range (integer bounds rounded inward), or undefined when it holds no number. */
 export function makeRange(
-  min: number, max: number, integer = false, minOpen = false, maxOpen = false,
+  min: number,
+  max: number,
+  integer = false,
+  minOpen = false,
+  maxOpen = false,
 ): NumberRange | undefined {
   if (Number.isNaN(min) || Number.isNaN(max)) return undefined;
   let lo = min;
@@ -58,7 +62,11 @@ export function makeRange(
 }
 
 export const FULL_RANGE: NumberRange = {
-  min: -Infinity, minOpen: false, max: Infinity, maxOpen: false, integer: false,
+  min: -Infinity,
+  minOpen: false,
+  max: Infinity,
+  maxOpen: false,
+  integer: false,
 };
 export const ANY_NUMBER: NumberSet = { range: FULL_RANGE, nan: true };
 export const NAN_ONLY: NumberSet = { nan: true };

@@ -3,7 +3,13 @@ import { looseEqual, relational, strictEqual } from './compare';
 import { toNumberSet, parseFloatSet, type RiskSink } from './conversions';
 import { add, divide, extremum, multiply, negate, remainder, subtract } from './number-arith';
 import {
-  eitherOutcome, negateOutcome, NEITHER, outcomes, pointSet, type NumberSet, type Outcomes,
+  eitherOutcome,
+  negateOutcome,
+  NEITHER,
+  outcomes,
+  pointSet,
+  type NumberSet,
+  type Outcomes,
 } from './number-set';
 import { joinAll } from './domain-join';
 import { truthiness } from './truthiness';
@@ -17,7 +23,7 @@ type Transfer = (args: readonly Domain[], risk: RiskSink) => Domain;
 
 const arg = (args: readonly Domain[], i: number): Domain => args[i] ?? ABSENT;
 const numbers = (set: NumberSet): Domain =>
-  (set.range === undefined && !set.nan ? EMPTY : domain({ number: set }));
+  set.range === undefined && !set.nan ? EMPTY : domain({ number: set });
 
 /** The operators whose result is a boolean: an undecided one is worth a finding. */
 export const BOOLEAN_OPERATORS = new Set(['==', '===', '!=', '!==', '!', '!!', '>', '>=', '<', '<=', 'in']);
@@ -85,8 +91,20 @@ const TRANSFERS: Readonly<Record<string, Transfer>> = {
   '-': minus,
   '/': binaryNumeric(divide),
   '%': binaryNumeric(remainder),
-  max: (args, risk) => numbers(extremum(args.map((a) => toNumberSet(a, risk)), true)),
-  min: (args, risk) => numbers(extremum(args.map((a) => toNumberSet(a, risk)), false)),
+  max: (args, risk) =>
+    numbers(
+      extremum(
+        args.map((a) => toNumberSet(a, risk)),
+        true,
+      ),
+    ),
+  min: (args, risk) =>
+    numbers(
+      extremum(
+        args.map((a) => toNumberSet(a, risk)),
+        false,
+      ),
+    ),
   merge: (args) => mergeTransfer(args),
   in: (args, risk) => booleanDomain(inTransfer(arg(args, 0), arg(args, 1), risk)),
   cat: catTransfer,

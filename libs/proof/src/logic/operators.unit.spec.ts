@@ -4,7 +4,10 @@ import { dataOf } from './test-support/data-of';
 
 const verdict = (rule: unknown, d: Domain) => proveRule(rule, d).verdict;
 
-const nums = dataOf({ a: { type: 'integer', minimum: 0, maximum: 5 }, b: { type: 'number', minimum: 1, maximum: 2 } });
+const nums = dataOf({
+  a: { type: 'integer', minimum: 0, maximum: 5 },
+  b: { type: 'number', minimum: 1, maximum: 2 },
+});
 
 describe('proveRule: arithmetic over intervals', () => {
   it('+ - * / over bounded numbers', () => {
@@ -47,7 +50,9 @@ describe('proveRule: text operators', () => {
   });
 
   it('uses lengths when the texts are not known', () => {
-    expect(verdict({ in: [{ var: 't' }, 'x'] }, dataOf({ t: { type: 'string', minLength: 3 } }))).toBe('refuted');
+    expect(verdict({ in: [{ var: 't' }, 'x'] }, dataOf({ t: { type: 'string', minLength: 3 } }))).toBe(
+      'refuted',
+    );
     expect(verdict({ in: ['', { var: 't' }] }, text)).toBe('proven');
     expect(verdict({ '!!': { cat: [{ var: 't' }, ''] } }, text)).toBe('proven');
     expect(verdict({ '!=': [{ substr: [{ var: 't' }, 1] }, 'abcde'] }, text)).toBe('proven');
@@ -56,14 +61,22 @@ describe('proveRule: text operators', () => {
 
 describe('proveRule: arrays and quantifiers', () => {
   const items = (schema: JsonSchema, minItems: number, maxItems?: number) =>
-    dataOf({ xs: { type: 'array', minItems, ...(maxItems === undefined ? {} : { maxItems }), items: schema } });
-  const kinds = items({ type: 'object', required: ['kind'], properties: { kind: { enum: ['cta', 'body'] } } }, 1, 4);
+    dataOf({
+      xs: { type: 'array', minItems, ...(maxItems === undefined ? {} : { maxItems }), items: schema },
+    });
+  const kinds = items(
+    { type: 'object', required: ['kind'], properties: { kind: { enum: ['cta', 'body'] } } },
+    1,
+    4,
+  );
 
   it('all is false on an empty array; some and none follow the item domain', () => {
     expect(verdict({ all: [{ var: 'xs' }, true] }, items({}, 0, 3))).toBe('unknown');
     expect(verdict({ all: [{ var: 'xs' }, true] }, items({}, 0, 0))).toBe('refuted');
     expect(verdict({ none: [{ var: 'xs' }, { '==': [{ var: 'kind' }, 'x'] }] }, kinds)).toBe('proven');
-    expect(verdict({ some: [{ var: 'xs' }, { in: [{ var: 'kind' }, ['cta', 'body']] }] }, kinds)).toBe('proven');
+    expect(verdict({ some: [{ var: 'xs' }, { in: [{ var: 'kind' }, ['cta', 'body']] }] }, kinds)).toBe(
+      'proven',
+    );
     const found = proveRule({ some: [{ var: 'xs' }, { '==': [{ var: 'kind' }, 'cta'] }] }, kinds);
     expect(found.verdict).toBe('unknown');
     expect(found.findings.map((f) => f.pointer)).toContain('/xs/*/kind');
@@ -73,18 +86,28 @@ describe('proveRule: arrays and quantifiers', () => {
     const ints = items({ type: 'integer', minimum: 1, maximum: 3 }, 2, 2);
     const doubled = { map: [{ var: 'xs' }, { '*': [{ var: '' }, 2] }] };
     expect(verdict({ all: [doubled, { '<=': [{ var: '' }, 6] }] }, ints)).toBe('proven');
-    expect(verdict({ none: [{ filter: [{ var: 'xs' }, { '>': [{ var: '' }, 5] }] }, true] }, ints)).toBe('proven');
-    expect(verdict({ all: [{ merge: [{ var: 'xs' }, [1]] }, { '<=': [{ var: '' }, 3] }] }, ints)).toBe('proven');
+    expect(verdict({ none: [{ filter: [{ var: 'xs' }, { '>': [{ var: '' }, 5] }] }, true] }, ints)).toBe(
+      'proven',
+    );
+    expect(verdict({ all: [{ merge: [{ var: 'xs' }, [1]] }, { '<=': [{ var: '' }, 3] }] }, ints)).toBe(
+      'proven',
+    );
     // One domain covers every item, so membership in a mixed array stays undecided.
     expect(verdict({ in: ['x', { merge: [['x'], { var: 'xs' }] }] }, ints)).toBe('unknown');
-    expect(verdict({ some: [{ merge: [{ var: 'xs' }, 9] }, { '>=': [{ var: '' }, 1] }] }, ints)).toBe('proven');
+    expect(verdict({ some: [{ merge: [{ var: 'xs' }, 9] }, { '>=': [{ var: '' }, 1] }] }, ints)).toBe(
+      'proven',
+    );
   });
 
   it('reduce follows short folds and widens long ones', () => {
     const sum = { reduce: [{ var: 'xs' }, { '+': [{ var: 'current' }, { var: 'accumulator' }] }, 0] };
-    expect(verdict({ '<=': [sum, 6] }, items({ type: 'integer', minimum: 0, maximum: 2 }, 0, 3))).toBe('proven');
+    expect(verdict({ '<=': [sum, 6] }, items({ type: 'integer', minimum: 0, maximum: 2 }, 0, 3))).toBe(
+      'proven',
+    );
     expect(verdict({ '>=': [sum, 0] }, items({ type: 'integer', minimum: 0, maximum: 2 }, 0))).toBe('proven');
-    expect(verdict({ '<=': [sum, 6] }, items({ type: 'integer', minimum: 0, maximum: 2 }, 0))).toBe('unknown');
+    expect(verdict({ '<=': [sum, 6] }, items({ type: 'integer', minimum: 0, maximum: 2 }, 0))).toBe(
+      'unknown',
+    );
     expect(verdict({ '==': [sum, 0] }, items({ type: 'integer' }, 0, 0))).toBe('proven');
   });
 

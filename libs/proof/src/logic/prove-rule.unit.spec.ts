@@ -8,7 +8,9 @@ const verdict = (rule: unknown, d: Domain) => proveRule(rule, d).verdict;
 const variants = (minItems: number, maxItems: number) =>
   dataOf({
     copyVariants: {
-      type: 'array', minItems, maxItems,
+      type: 'array',
+      minItems,
+      maxItems,
       items: { type: 'object', required: ['body'], properties: { body: { type: 'string', maxLength: 300 } } },
     },
   });
@@ -23,7 +25,7 @@ describe('proveRule: the common constraints', () => {
     expect(finding).toMatchObject({ pointer: '/copyVariants', keywords: ['=='] });
   });
 
-  it('proves a bound on every item, counting a text\'s length in UTF-16 units', () => {
+  it("proves a bound on every item, counting a text's length in UTF-16 units", () => {
     const bound = (n: number) => ({ all: [{ var: 'copyVariants' }, { '<=': [{ var: 'body.length' }, n] }] });
     // maxLength 300 counts code points: 300 emoji are 600 units long.
     expect(verdict(bound(600), variants(1, 5))).toBe('proven');
@@ -38,13 +40,17 @@ describe('proveRule: the common constraints', () => {
     expect(verdict(rule, objectDomain({ a: { domain: absentDomain(), present: 'never' } }))).toBe('refuted');
     expect(verdict(rule, dataOf({ a: { type: 'integer' } }, ['a']))).toBe('unknown');
     const nullable = proveRule(rule, dataOf({ a: { type: ['string', 'null'], minLength: 1 } }));
-    expect(nullable).toMatchObject({ verdict: 'unknown', findings: [{ pointer: '/a', keywords: ['!', 'missing'] }] });
+    expect(nullable).toMatchObject({
+      verdict: 'unknown',
+      findings: [{ pointer: '/a', keywords: ['!', 'missing'] }],
+    });
   });
 
   it('leaves a score threshold inside the schema range unknown, naming the pointer', () => {
     const d = dataOf({
       qaFindings: {
-        type: 'object', required: ['overallScore'],
+        type: 'object',
+        required: ['overallScore'],
         properties: { overallScore: { type: 'number', minimum: 0, maximum: 1 } },
       },
     });
@@ -60,10 +66,18 @@ describe('proveRule: comparisons', () => {
   const score = (schema: JsonSchema) => dataOf({ s: schema });
 
   it('uses open bounds and integer-ness', () => {
-    expect(verdict({ '>': [{ var: 's' }, 0] }, score({ type: 'number', exclusiveMinimum: 0 }))).toBe('proven');
-    expect(verdict({ '>=': [{ var: 's' }, 1] }, score({ type: 'integer', exclusiveMinimum: 0 }))).toBe('proven');
-    expect(verdict({ '<=': [0, { var: 's' }, 1] }, score({ type: 'number', minimum: 0, maximum: 1 }))).toBe('proven');
-    expect(verdict({ '<': [0, { var: 's' }, 1] }, score({ type: 'number', minimum: 0, maximum: 1 }))).toBe('unknown');
+    expect(verdict({ '>': [{ var: 's' }, 0] }, score({ type: 'number', exclusiveMinimum: 0 }))).toBe(
+      'proven',
+    );
+    expect(verdict({ '>=': [{ var: 's' }, 1] }, score({ type: 'integer', exclusiveMinimum: 0 }))).toBe(
+      'proven',
+    );
+    expect(verdict({ '<=': [0, { var: 's' }, 1] }, score({ type: 'number', minimum: 0, maximum: 1 }))).toBe(
+      'proven',
+    );
+    expect(verdict({ '<': [0, { var: 's' }, 1] }, score({ type: 'number', minimum: 0, maximum: 1 }))).toBe(
+      'unknown',
+    );
   });
 
   it('follows loose and strict equality over enums', () => {

@@ -2,7 +2,14 @@ import { ANY, arraySet, booleanDomain, domain, EMPTY, type ArraySet, type Domain
 import { join, joinAll, sameDomain, widen } from './domain-join';
 import { constDomain } from './domain-values';
 import {
-  itemScope, mergeReads, noteUndecided, operand, reduceScope, type Context, type Evaluated, type Operation,
+  itemScope,
+  mergeReads,
+  noteUndecided,
+  operand,
+  reduceScope,
+  type Context,
+  type Evaluated,
+  type Operation,
 } from './eval-state';
 import { mayBe } from './kinds';
 import { outcomes, type Outcomes } from './number-set';
@@ -71,16 +78,24 @@ export function evaluateCollection(name: 'map' | 'filter', op: Operation, ctx: C
   const parts: Domain[] = src.other ? [EMPTY_ARRAY] : [];
   if (a !== undefined) {
     const kept = truthiness(b.domain);
-    const array = name === 'map'
-      ? arraySet(a.minItems, a.maxItems, b.domain)
-      : arraySet(kept.false ? 0 : a.minItems, kept.true ? a.maxItems : 0, a.items);
+    const array =
+      name === 'map'
+        ? arraySet(a.minItems, a.maxItems, b.domain)
+        : arraySet(kept.false ? 0 : a.minItems, kept.true ? a.maxItems : 0, a.items);
     if (array !== undefined) parts.push(domain({ array }));
   }
   return { domain: joinAll(parts), reads: mergeReads(src.reads, b.reads) };
 }
 
 function reduceData(item: Domain, accumulator: Domain): Domain {
-  return domain({ object: { properties: new Map([['current', item], ['accumulator', accumulator]]) } });
+  return domain({
+    object: {
+      properties: new Map([
+        ['current', item],
+        ['accumulator', accumulator],
+      ]),
+    },
+  });
 }
 
 /** `reduce`: the accumulator after each possible number of items, the tail widened to a fixpoint. */

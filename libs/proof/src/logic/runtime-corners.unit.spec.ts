@@ -7,8 +7,8 @@ import { dataOf } from './test-support/data-of';
 
 const verdict = (rule: unknown, d: Domain) => proveRule(rule, d).verdict;
 
-describe('the hardened `var` reads own properties of objects and arrays, and a string\'s length', () => {
-  it('reads a string\'s length in UTF-16 units and nothing else of it (tripwire for var-lookup.ts)', () => {
+describe("the hardened `var` reads own properties of objects and arrays, and a string's length", () => {
+  it("reads a string's length in UTF-16 units and nothing else of it (tripwire for var-lookup.ts)", () => {
     expect(evaluateRule({ var: 's.length' }, { s: 'abc' })).toEqual({ ok: true, value: 3 });
     expect(evaluateRule({ var: 's.length' }, { s: '\u{1F600}' })).toEqual({ ok: true, value: 2 });
     expect(evaluateRule({ var: 'a.length' }, { a: [1, 2] })).toEqual({ ok: true, value: 2 });
@@ -73,19 +73,27 @@ describe('values that make the evaluator throw fail the constraint', () => {
 
 describe('JSON corners', () => {
   it('0 may arrive as -0, so 1 / 0 may be -Infinity', () => {
-    expect(evaluateRule({ '/': [1, { var: 'x' }] }, JSON.parse('{"x":-0}'))).toEqual({ ok: true, value: -Infinity });
+    expect(evaluateRule({ '/': [1, { var: 'x' }] }, JSON.parse('{"x":-0}'))).toEqual({
+      ok: true,
+      value: -Infinity,
+    });
     expect(verdict({ '>': [{ '/': [1, { var: 'x' }] }, 0] }, dataOf({ x: { const: 0 } }))).toBe('unknown');
   });
 
   it('a string of maxLength 1 may be two UTF-16 units long', () => {
     const short = dataOf({ s: { type: 'string', maxLength: 1 } });
     expect(verdict({ '!=': [{ var: 's' }, '\u{1F600}'] }, short)).toBe('unknown');
-    expect(verdict({ '!=': [{ var: 's' }, 'abc'] }, dataOf({ s: { type: 'string', maxLength: 1 } }))).toBe('proven');
+    expect(verdict({ '!=': [{ var: 's' }, 'abc'] }, dataOf({ s: { type: 'string', maxLength: 1 } }))).toBe(
+      'proven',
+    );
   });
 
   it('two reads of one array are the same reference, so == may hold', () => {
     const d = dataOf({ xs: { type: 'array' } });
-    expect(evaluateRule({ '==': [{ var: 'xs' }, { var: 'xs' }] }, { xs: [1] })).toEqual({ ok: true, value: true });
+    expect(evaluateRule({ '==': [{ var: 'xs' }, { var: 'xs' }] }, { xs: [1] })).toEqual({
+      ok: true,
+      value: true,
+    });
     expect(verdict({ '==': [{ var: 'xs' }, { var: 'xs' }] }, d)).toBe('unknown');
   });
 });
@@ -101,7 +109,13 @@ describe('limits and robustness', () => {
   it('never throws on rules the validator refuses', () => {
     const d = constDomain({ a: 1 });
     const refused = [
-      5, null, [], { method: ['a', 'b'] }, { var: { cat: ['a'] } }, { '==': [1], '!=': [2] }, { var: '__proto__' },
+      5,
+      null,
+      [],
+      { method: ['a', 'b'] },
+      { var: { cat: ['a'] } },
+      { '==': [1], '!=': [2] },
+      { var: '__proto__' },
     ];
     for (const rule of refused) {
       expect(proveRule(rule, d).verdict).toBe('unknown');

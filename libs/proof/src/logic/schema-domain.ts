@@ -1,7 +1,15 @@
 import type { JsonSchema } from '../verdict';
 import {
-  ANY_JSON, arraySet, domain, EMPTY, isEmpty, stringSet, withAbsent,
-  type ArraySet, type Domain, type ObjectSet,
+  ANY_JSON,
+  arraySet,
+  domain,
+  EMPTY,
+  isEmpty,
+  stringSet,
+  withAbsent,
+  type ArraySet,
+  type Domain,
+  type ObjectSet,
 } from './domain';
 import { admits, fromValues } from './domain-values';
 import { BOTH, makeRange, NEITHER, type NumberSet } from './number-set';

@@ -5,7 +5,13 @@ import type { JsonSchema } from '../verdict';
 import { forgetFinite, fromValues } from './domain-values';
 import { constDomain, domainOf, objectDomain, proveRule, type Domain, type Presence } from './index';
 import { shapeOf, topRuleArb, type Shape } from './test-support/rule.arbitraries';
-import { asParsed, objectSchemaArb, schemaArb, valueFor, type Schema } from './test-support/schema.arbitraries';
+import {
+  asParsed,
+  objectSchemaArb,
+  schemaArb,
+  valueFor,
+  type Schema,
+} from './test-support/schema.arbitraries';
 
 // Soundness: `proven` means every concrete value makes the rule truthy (without throwing);
 // `refuted` means none does. Random schemas, rules and Ajv-valid values; fast-check prints the
@@ -151,8 +157,10 @@ function pathsOf(value: unknown, prefix: string, depth = 0): string[] {
   if (typeof value === 'string') return [prefix === '' ? 'length' : `${prefix}.length`];
   if (typeof value !== 'object' || value === null || depth > 2) return [];
   const keys = Array.isArray(value) ? ['length', ...value.map((_, i) => String(i))] : Object.keys(value);
-  return keys.filter((k) => !k.includes('.')).flatMap((k) => {
-    const path = prefix === '' ? k : `${prefix}.${k}`;
-    return [path, ...pathsOf((value as Record<string, unknown>)[k], path, depth + 1)];
-  });
+  return keys
+    .filter((k) => !k.includes('.'))
+    .flatMap((k) => {
+      const path = prefix === '' ? k : `${prefix}.${k}`;
+      return [path, ...pathsOf((value as Record<string, unknown>)[k], path, depth + 1)];
+    });
 }

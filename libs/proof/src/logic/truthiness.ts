@@ -18,11 +18,18 @@ export function truthiness(d: Domain): Outcomes {
   }
   const n = d.number;
   const canFalse =
-    d.absent || d.null || d.booleans.false || (n !== undefined && (n.nan || mayBeZero(n))) ||
-    (d.string !== undefined && d.string.minLength === 0) || (d.array !== undefined && d.array.minItems === 0);
+    d.absent ||
+    d.null ||
+    d.booleans.false ||
+    (n !== undefined && (n.nan || mayBeZero(n))) ||
+    (d.string !== undefined && d.string.minLength === 0) ||
+    (d.array !== undefined && d.array.minItems === 0);
   const canTrue =
-    d.booleans.true || (n !== undefined && mayBeNonZero(n)) || (d.string?.maxLength ?? 0) > 0 ||
-    (d.array?.maxItems ?? 0) > 0 || d.object !== undefined;
+    d.booleans.true ||
+    (n !== undefined && mayBeNonZero(n)) ||
+    (d.string?.maxLength ?? 0) > 0 ||
+    (d.array?.maxItems ?? 0) > 0 ||
+    d.object !== undefined;
   return canTrue || canFalse ? outcomes(canTrue, canFalse) : NEITHER;
 }
 
@@ -31,9 +38,10 @@ export function truthyPart(d: Domain): Domain {
   if (d.finite !== undefined) return fromValues(d.finite.filter(truthyValue));
   const n = d.number;
   const range = n?.range && mayBeNonZero(n) ? n.range : undefined;
-  const s = d.string && d.string.maxLength > 0
-    ? { ...d.string, minLength: Math.max(1, d.string.minLength) }
-    : undefined;
+  const s =
+    d.string && d.string.maxLength > 0
+      ? { ...d.string, minLength: Math.max(1, d.string.minLength) }
+      : undefined;
   const a = d.array && arraySet(Math.max(1, d.array.minItems), d.array.maxItems, d.array.items);
   return domain({
     booleans: outcomes(d.booleans.true, false),
@@ -51,9 +59,10 @@ export function falsyPart(d: Domain): Domain {
   }
   const n = d.number;
   const zero = n !== undefined && mayBeZero(n);
-  const number = n !== undefined && (zero || n.nan)
-    ? { range: zero ? makeRange(0, 0, true) : undefined, nan: n.nan }
-    : undefined;
+  const number =
+    n !== undefined && (zero || n.nan)
+      ? { range: zero ? makeRange(0, 0, true) : undefined, nan: n.nan }
+      : undefined;
   return domain({
     absent: d.absent,
     null: d.null,

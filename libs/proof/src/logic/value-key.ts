@@ -12,7 +12,9 @@ export function valueKey(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(valueKey).join(',')}]`;
   if (typeof value === 'object') {
     const record = value as Record<string, unknown>;
-    const entries = Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${valueKey(record[k])}`);
+    const entries = Object.keys(record)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${valueKey(record[k])}`);
     return `{${entries.join(',')}}`;
   }
   return `?${typeof value}`;

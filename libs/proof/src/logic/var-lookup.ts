@@ -1,6 +1,4 @@
-import {
-  ABSENT, domain, propertyOf, withAbsent, type ArraySet, type Domain, type StringSet,
-} from './domain';
+import { ABSENT, domain, propertyOf, withAbsent, type ArraySet, type Domain, type StringSet } from './domain';
 import { join, joinAll } from './domain-join';
 import { fromValues } from './domain-values';
 import { makeRange } from './number-set';
@@ -61,7 +59,12 @@ export function step(d: Domain, segment: string): Domain {
     const found = concreteStep(d.finite, segment);
     return d.absent ? withAbsent(found) : found;
   }
-  const scalar = d.absent || d.null || d.booleans.true || d.booleans.false || d.number !== undefined ||
+  const scalar =
+    d.absent ||
+    d.null ||
+    d.booleans.true ||
+    d.booleans.false ||
+    d.number !== undefined ||
     (d.string !== undefined && segment !== 'length');
   const parts: Domain[] = [scalar ? ABSENT : domain({})];
   if (d.string && segment === 'length') parts.push(stringLength(d.string));

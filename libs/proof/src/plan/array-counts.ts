@@ -15,8 +15,10 @@ export interface Bounds {
 }
 
 type Rule = Record<string, unknown>;
-const isRule = (v: unknown): v is Rule => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1;
-const int = (v: unknown): number | undefined => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined);
+const isRule = (v: unknown): v is Rule =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 1;
+const int = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : undefined;
 
 /**
  * The item count the contract allows for array property `key`: the caller schema's minItems /
@@ -24,7 +26,10 @@ const int = (v: unknown): number | undefined => (typeof v === 'number' && Number
  * `and`). An empty range (min > max) is returned as is: the proof refutes it.
  */
 export function contractLength(envelope: TaskEnvelope, key: string, callerSchema: unknown): Bounds {
-  const schema = (callerSchema && typeof callerSchema === 'object' ? callerSchema : {}) as Record<string, unknown>;
+  const schema = (callerSchema && typeof callerSchema === 'object' ? callerSchema : {}) as Record<
+    string,
+    unknown
+  >;
   let min = int(schema.minItems);
   let max = int(schema.maxItems);
   for (const c of envelope.outputContract.constraints ?? []) {
@@ -33,7 +38,10 @@ export function contractLength(envelope: TaskEnvelope, key: string, callerSchema
     if (rule.min !== undefined) min = Math.max(min ?? 0, rule.min);
     if (rule.max !== undefined) max = Math.min(max ?? Infinity, rule.max);
   }
-  return { ...(min !== undefined ? { min } : {}), ...(max !== undefined && Number.isFinite(max) ? { max } : {}) };
+  return {
+    ...(min !== undefined ? { min } : {}),
+    ...(max !== undefined && Number.isFinite(max) ? { max } : {}),
+  };
 }
 
 /** The bounds a rule of the form `key.length <op> N` (alone or under a top-level `and`) puts on `key`. */
@@ -65,7 +73,10 @@ function lengthComparisons(rule: unknown, path: string): Array<[string, number]>
 }
 
 /** The count the caller asked for in policies or inputs, when it is a sane integer. */
-export function requestedCount(envelope: TaskEnvelope, envelopeValues: Readonly<Record<string, unknown>>): number | undefined {
+export function requestedCount(
+  envelope: TaskEnvelope,
+  envelopeValues: Readonly<Record<string, unknown>>,
+): number | undefined {
   const topology = envelope.policies?.planner?.topology?.variantCount;
   const knobs = envelopeValues.planKnobs as { variantCount?: unknown } | undefined;
   const candidates = [topology, envelope.inputs?.variantCount, knobs?.variantCount];

@@ -2,7 +2,13 @@ import type { NodeBindings, PlanGraph, PlanNode, TaskEnvelope } from '@flex/cont
 import { envelopeFacets } from '@flex/facets';
 import { topologicalOrder } from '@flex/run-model';
 import { chooseCount, contractLength, COUNT_KNOBS, requestedCount, splitCount } from './array-counts';
-import { callerProperties, countedFragment, laneFragment, portableFragment, type SchemaObject } from './caller-schema';
+import {
+  callerProperties,
+  countedFragment,
+  laneFragment,
+  portableFragment,
+  type SchemaObject,
+} from './caller-schema';
 import { facetForKey, finalSources, type Source } from './output-sources';
 
 type Binder = Map<string, NodeBindings>;
@@ -28,7 +34,13 @@ export function bindContract(plan: PlanGraph, envelope: TaskEnvelope): PlanGraph
   return { ...plan, nodes: plan.nodes.map((node) => withBindings(node, binder.get(node.id))) };
 }
 
-function bindSource(binder: Binder, source: Source, key: string, fragment: SchemaObject | undefined, count?: number): void {
+function bindSource(
+  binder: Binder,
+  source: Source,
+  key: string,
+  fragment: SchemaObject | undefined,
+  count?: number,
+): void {
   if (source.kind === 'node') bindNode(binder, source.node, key, fragment, count);
   if (source.kind !== 'concat') return;
   const shares = count === undefined ? undefined : splitCount(count, source.lanes.length);
@@ -37,12 +49,25 @@ function bindSource(binder: Binder, source: Source, key: string, fragment: Schem
     const part = share === undefined ? fragment : laneFragment(fragment ?? { type: 'array' }, share);
     for (const s of lane) {
       bindSource(binder, s, key, part, share);
-      if (s.kind === 'node' && shares && count !== undefined) markPart(binder, s.node, key, shares.slice(0, i).reduce((a, b) => a + b, 0), count);
+      if (s.kind === 'node' && shares && count !== undefined)
+        markPart(
+          binder,
+          s.node,
+          key,
+          shares.slice(0, i).reduce((a, b) => a + b, 0),
+          count,
+        );
     }
   });
 }
 
-function bindNode(binder: Binder, node: PlanNode, key: string, fragment: SchemaObject | undefined, count?: number): void {
+function bindNode(
+  binder: Binder,
+  node: PlanNode,
+  key: string,
+  fragment: SchemaObject | undefined,
+  count?: number,
+): void {
   const facet = facetForKey(node, key);
   if (facet === undefined) return;
   const bindings = binder.get(node.id) ?? {};
@@ -63,7 +88,11 @@ function markPart(binder: Binder, node: PlanNode, key: string, offset: number, t
 }
 
 /** The knob through which `node` is asked for `count` items of `facet`, if it has one. */
-export function asksForCount(node: PlanNode, facet: string, count: number | undefined): { facet: string; field: string } | undefined {
+export function asksForCount(
+  node: PlanNode,
+  facet: string,
+  count: number | undefined,
+): { facet: string; field: string } | undefined {
   const knob = COUNT_KNOBS[facet];
   return count !== undefined && knob && node.inputFacets.includes(knob.facet) ? knob : undefined;
 }
@@ -76,6 +105,7 @@ function withBindings(node: PlanNode, bindings: NodeBindings | undefined): PlanN
 /** Unique node ids, edges between existing nodes, no cycle. */
 export function wellFormed(plan: PlanGraph): boolean {
   const ids = new Set(plan.nodes.map((n) => n.id));
-  if (ids.size !== plan.nodes.length || !plan.edges.every((e) => ids.has(e.from) && ids.has(e.to))) return false;
+  if (ids.size !== plan.nodes.length || !plan.edges.every((e) => ids.has(e.from) && ids.has(e.to)))
+    return false;
   return topologicalOrder(plan).length === plan.nodes.length;
 }

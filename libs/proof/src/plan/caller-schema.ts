@@ -5,10 +5,15 @@ export type SchemaObject = Readonly<Record<string, unknown>>;
 const isObject = (v: unknown): v is SchemaObject => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** The caller schema's top-level property schemas and required keys. */
-export function callerProperties(envelope: TaskEnvelope): { properties: Record<string, unknown>; required: string[] } {
+export function callerProperties(envelope: TaskEnvelope): {
+  properties: Record<string, unknown>;
+  required: string[];
+} {
   const schema = envelope.outputContract.schema as Record<string, unknown>;
   const properties = isObject(schema.properties) ? { ...schema.properties } : {};
-  const required = Array.isArray(schema.required) ? schema.required.filter((k): k is string => typeof k === 'string') : [];
+  const required = Array.isArray(schema.required)
+    ? schema.required.filter((k): k is string => typeof k === 'string')
+    : [];
   return { properties, required: [...new Set(required)] };
 }
 
@@ -37,7 +42,8 @@ function refsIn(value: unknown, out: string[] = [], depth = 0): string[] {
   else if (isObject(value)) {
     for (const [k, v] of Object.entries(value)) {
       if (k === '$ref' && typeof v === 'string') out.push(v);
-      else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') refsIn(v, out, depth + 1);
+      else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples')
+        refsIn(v, out, depth + 1);
     }
   }
   return out;
@@ -62,7 +68,10 @@ export const laneUnprovable = (fragment: SchemaObject): string[] =>
  * for a count through its knob, exactly that many items (the knob's meaning: "produce exactly
  * variantCount"), so the proof can rely on the count the plan asks for.
  */
-export function countedFragment(fragment: SchemaObject | undefined, count: number | undefined): SchemaObject | undefined {
+export function countedFragment(
+  fragment: SchemaObject | undefined,
+  count: number | undefined,
+): SchemaObject | undefined {
   if (count === undefined) return fragment;
   return { ...(fragment ?? { type: 'array' }), minItems: count, maxItems: count };
 }

@@ -13,7 +13,12 @@ type Presence = 'always' | 'maybe' | 'never';
  * facets the run produced, each as the set of values its producers' contracts admit (the latest
  * producer's facet ∧ binding; an envelope value as it is; nothing → absent).
  */
-export function dataDomain(plan: PlanGraph, envelope: TaskEnvelope, values: Readonly<Record<string, unknown>>, requested?: number): { domain: Domain; nodeIds: string[] } {
+export function dataDomain(
+  plan: PlanGraph,
+  envelope: TaskEnvelope,
+  values: Readonly<Record<string, unknown>>,
+  requested?: number,
+): { domain: Domain; nodeIds: string[] } {
   const keys = new Set<string>(Object.keys(callerProperties(envelope).properties));
   for (const node of plan.nodes) for (const f of node.outputFacets) keys.add(keyOfFacet(f));
   for (const f of Object.keys(values)) keys.add(keyOfFacet(f));
@@ -29,7 +34,12 @@ export function dataDomain(plan: PlanGraph, envelope: TaskEnvelope, values: Read
 
 const presence = (sources: readonly Source[]): Presence => (sources.length === 0 ? 'never' : 'always');
 
-function keyDomain(envelope: TaskEnvelope, key: string, sources: readonly Source[], requested?: number): Domain {
+function keyDomain(
+  envelope: TaskEnvelope,
+  key: string,
+  sources: readonly Source[],
+  requested?: number,
+): Domain {
   if (sources.length === 0) return absentDomain();
   const lists = sources.map((s) => schemasOf(envelope, key, s, requested));
   if (lists.some((l) => l === undefined)) return domainOf([]);
@@ -40,7 +50,12 @@ function keyDomain(envelope: TaskEnvelope, key: string, sources: readonly Source
   return domainOf(chosen ?? []);
 }
 
-function schemasOf(envelope: TaskEnvelope, key: string, source: Source, requested?: number): JsonSchema[] | undefined {
+function schemasOf(
+  envelope: TaskEnvelope,
+  key: string,
+  source: Source,
+  requested?: number,
+): JsonSchema[] | undefined {
   if (source.kind === 'envelope') return [{ const: source.value as never }];
   if (source.kind === 'untraced') return undefined;
   if (source.kind === 'node') {
@@ -54,7 +69,12 @@ function schemasOf(envelope: TaskEnvelope, key: string, source: Source, requeste
 }
 
 /** A concatenation: its length is the sum of the lanes' counts, each item obeys every lane's item rules. */
-function concatSchemas(envelope: TaskEnvelope, key: string, source: Extract<Source, { kind: 'concat' }>, requested?: number): JsonSchema[] | undefined {
+function concatSchemas(
+  envelope: TaskEnvelope,
+  key: string,
+  source: Extract<Source, { kind: 'concat' }>,
+  requested?: number,
+): JsonSchema[] | undefined {
   const raw = callerProperties(envelope).properties[key];
   const fragment = portableFragment(envelope, raw);
   const count = chooseCount(contractLength(envelope, key, raw), requested);
@@ -63,8 +83,13 @@ function concatSchemas(envelope: TaskEnvelope, key: string, source: Extract<Sour
   const facetSchema = facet === undefined ? undefined : facetSchemaOf(facet);
   if (count === undefined || facetSchema === undefined || typeof facetSchema !== 'object') return undefined;
   const shares = splitCount(count, source.lanes.length);
-  const bound = nodes.every((n, i) => canonicalJson(n.bindings?.outputs?.[facet ?? ''] ?? null) === canonicalJson(laneFragment(fragment ?? { type: 'array' }, shares[Math.min(i, shares.length - 1)])));
-  if (!bound) return [{ type: 'array', ...(facetSchema.items !== undefined ? { items: facetSchema.items } : {}) }];
+  const bound = nodes.every(
+    (n, i) =>
+      canonicalJson(n.bindings?.outputs?.[facet ?? ''] ?? null) ===
+      canonicalJson(laneFragment(fragment ?? { type: 'array' }, shares[Math.min(i, shares.length - 1)])),
+  );
+  if (!bound)
+    return [{ type: 'array', ...(facetSchema.items !== undefined ? { items: facetSchema.items } : {}) }];
   const items = [facetSchema.items, fragment?.items].filter((s) => s !== undefined && typeof s === 'object');
   return [{ type: 'array', minItems: count, maxItems: count, items: { allOf: items } }];
 }

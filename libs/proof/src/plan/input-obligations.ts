@@ -18,7 +18,11 @@ export interface InputObligation {
  * downstream must accept that many, or it refuses its inputs at run time (a QA node whose input
  * contract holds at most 5 variants cannot review 7). Refuted with the reader and the bound.
  */
-export function concatReaders(plan: PlanGraph, envelope: TaskEnvelope, requested?: number): InputObligation[] {
+export function concatReaders(
+  plan: PlanGraph,
+  envelope: TaskEnvelope,
+  requested?: number,
+): InputObligation[] {
   const out: InputObligation[] = [];
   const { properties } = callerProperties(envelope);
   for (const merge of plan.nodes) {
@@ -31,7 +35,12 @@ export function concatReaders(plan: PlanGraph, envelope: TaskEnvelope, requested
       for (const reader of readersOf(plan, merge, facet)) {
         const message = `${reader.id} reads ${count} ${facet} from ${merge.id}, but its input contract holds at most ${max}`;
         const pointer = `/${key}`;
-        out.push({ pointer, verdict: 'refuted', nodeIds: [reader.id, merge.id], findings: [{ pointer, keywords: ['maxItems'], message }] });
+        out.push({
+          pointer,
+          verdict: 'refuted',
+          nodeIds: [reader.id, merge.id],
+          findings: [{ pointer, keywords: ['maxItems'], message }],
+        });
       }
     }
   }
@@ -40,7 +49,10 @@ export function concatReaders(plan: PlanGraph, envelope: TaskEnvelope, requested
 
 function inputMaxItems(facet: string): number | undefined {
   try {
-    const schema = defaultFacetCompiler().compile([facet], 'input').schema.properties as Record<string, { maxItems?: unknown }>;
+    const schema = defaultFacetCompiler().compile([facet], 'input').schema.properties as Record<
+      string,
+      { maxItems?: unknown }
+    >;
     const max = schema[keyOfFacet(facet)]?.maxItems;
     return typeof max === 'number' ? max : undefined;
   } catch {
@@ -53,9 +65,13 @@ function readersOf(plan: PlanGraph, from: PlanNode, facet: string): PlanNode[] {
   const below = new Set<string>();
   let frontier = [from.id];
   while (frontier.length) {
-    const next = plan.nodes.filter((n) => !below.has(n.id) && upstreamOf(plan, n.id).some((u) => frontier.includes(u)));
+    const next = plan.nodes.filter(
+      (n) => !below.has(n.id) && upstreamOf(plan, n.id).some((u) => frontier.includes(u)),
+    );
     for (const n of next) below.add(n.id);
     frontier = next.map((n) => n.id);
   }
-  return plan.nodes.filter((n) => below.has(n.id) && n.capabilityId && n.kind !== 'fallback' && n.inputFacets.includes(facet));
+  return plan.nodes.filter(
+    (n) => below.has(n.id) && n.capabilityId && n.kind !== 'fallback' && n.inputFacets.includes(facet),
+  );
 }

@@ -23,8 +23,14 @@ export function facetForKey(node: PlanNode, key: string): string | undefined {
 }
 
 /** Every alternative source of `key` in a run of `plan` that completes; empty when nothing provides it. */
-export function finalSources(plan: PlanGraph, key: string, envelopeValues: Readonly<Record<string, unknown>>): Source[] {
-  const main = topologicalOrder(plan).filter((n) => n.kind !== 'fallback' && facetForKey(n, key) !== undefined);
+export function finalSources(
+  plan: PlanGraph,
+  key: string,
+  envelopeValues: Readonly<Record<string, unknown>>,
+): Source[] {
+  const main = topologicalOrder(plan).filter(
+    (n) => n.kind !== 'fallback' && facetForKey(n, key) !== undefined,
+  );
   const last = main.at(-1);
   return last ? sourcesOfNode(plan, last, key, new Set()) : envelopeSource(key, envelopeValues);
 }

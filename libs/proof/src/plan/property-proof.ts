@@ -24,19 +24,38 @@ export function facetSchemaOf(facet: string): JsonSchema | undefined {
  * value; proven when the node carries `expected` as its binding (so the executor enforces it) and
  * facet ∧ binding admits a value; unknown otherwise.
  */
-export function proveAgainst(node: PlanNode, key: string, pointer: string, caller: SchemaObject | undefined, expected: SchemaObject | undefined): Result {
+export function proveAgainst(
+  node: PlanNode,
+  key: string,
+  pointer: string,
+  caller: SchemaObject | undefined,
+  expected: SchemaObject | undefined,
+): Result {
   const facet = facetForKey(node, key);
   const schema = facet === undefined ? undefined : facetSchemaOf(facet);
   if (facet === undefined || schema === undefined) {
-    return { verdict: 'unknown', findings: [{ pointer, keywords: [], message: `${node.id} has no output contract for ${key}` }] };
+    return {
+      verdict: 'unknown',
+      findings: [{ pointer, keywords: [], message: `${node.id} has no output contract for ${key}` }],
+    };
   }
   if (caller) {
     const conflicts = conflictsOf([schema, caller], pointer);
-    if (conflicts.length) return { verdict: 'refuted', findings: conflicts.map((f) => ({ ...f, message: `${node.id} (${facet}): ${f.message}` })) };
+    if (conflicts.length)
+      return {
+        verdict: 'refuted',
+        findings: conflicts.map((f) => ({ ...f, message: `${node.id} (${facet}): ${f.message}` })),
+      };
   }
   const bound = node.bindings?.outputs?.[facet];
-  if (expected === undefined) return bound === undefined ? sat([schema], pointer) : sat([schema, bound], pointer);
-  if (bound === undefined && caller !== undefined && canonicalJson(caller) === canonicalJson(expected) && implies(schema, caller)) {
+  if (expected === undefined)
+    return bound === undefined ? sat([schema], pointer) : sat([schema, bound], pointer);
+  if (
+    bound === undefined &&
+    caller !== undefined &&
+    canonicalJson(caller) === canonicalJson(expected) &&
+    implies(schema, caller)
+  ) {
     return sat([schema], pointer); // the facet alone already guarantees the caller's fragment
   }
   if (bound === undefined || canonicalJson(bound) !== canonicalJson(expected)) {
@@ -48,7 +67,10 @@ export function proveAgainst(node: PlanNode, key: string, pointer: string, calle
 
 function sat(schemas: readonly JsonSchema[], pointer: string): Result {
   const result = satisfiability(schemas);
-  return { verdict: result.verdict, findings: result.findings.map((f) => ({ ...f, pointer: pointer + f.pointer })) };
+  return {
+    verdict: result.verdict,
+    findings: result.findings.map((f) => ({ ...f, pointer: pointer + f.pointer })),
+  };
 }
 
 /** A value the envelope supplies as it is: valid against the caller's fragment or not. */
@@ -57,9 +79,16 @@ export function proveValue(value: unknown, fragment: SchemaObject | undefined, p
   try {
     const errors = compileUntrustedSchema(fragment)(value);
     if (errors.length === 0) return { verdict: 'proven', findings: [] };
-    const findings = errors.map((e) => ({ pointer: pointer + e.pointer, keywords: [e.keyword], message: `the envelope supplies it, and ${e.message}` }));
+    const findings = errors.map((e) => ({
+      pointer: pointer + e.pointer,
+      keywords: [e.keyword],
+      message: `the envelope supplies it, and ${e.message}`,
+    }));
     return { verdict: 'refuted', findings };
   } catch {
-    return { verdict: 'unknown', findings: [{ pointer, keywords: [], message: 'the caller schema for it does not compile on its own' }] };
+    return {
+      verdict: 'unknown',
+      findings: [{ pointer, keywords: [], message: 'the caller schema for it does not compile on its own' }],
+    };
   }
 }

@@ -5,7 +5,14 @@ import { proveRule } from '../logic';
 import { allOf, type Finding, type Verdict } from '../verdict';
 import { chooseCount, contractLength, requestedCount, splitCount } from './array-counts';
 import { asksForCount, wellFormed } from './bind-contract';
-import { callerProperties, countedFragment, laneFragment, laneUnprovable, portableFragment, type SchemaObject } from './caller-schema';
+import {
+  callerProperties,
+  countedFragment,
+  laneFragment,
+  laneUnprovable,
+  portableFragment,
+  type SchemaObject,
+} from './caller-schema';
 import { dataDomain } from './data-domain';
 import { concatReaders } from './input-obligations';
 import { facetForKey, finalSources, type Source } from './output-sources';
@@ -46,7 +53,8 @@ interface Context {
  */
 export function proveContract(plan: PlanGraph, envelope: TaskEnvelope): ContractProof {
   if (!wellFormed(plan)) {
-    const message = 'the plan graph is malformed (duplicate ids, dangling edges or a cycle); nothing can be proven about it';
+    const message =
+      'the plan graph is malformed (duplicate ids, dangling edges or a cycle); nothing can be proven about it';
     return { verdict: 'refuted', obligations: [root('refuted', [{ pointer: '', keywords: [], message }])] };
   }
   const values = envelopeFacets(envelope).values;
@@ -55,11 +63,17 @@ export function proveContract(plan: PlanGraph, envelope: TaskEnvelope): Contract
   const keys = [...new Set([...Object.keys(properties), ...required])].sort();
   const constraints = envelope.outputContract.constraints ?? [];
   // What constraints read is the same for all of them: derive it once.
-  const data = constraints.some((c) => c.level !== 'informational') ? dataDomain(plan, envelope, values, ctx.requested) : undefined;
+  const data = constraints.some((c) => c.level !== 'informational')
+    ? dataDomain(plan, envelope, values, ctx.requested)
+    : undefined;
   const obligations: Obligation[] = [
     ...rootObligations(ctx, keys),
     ...keys.map((key) => propertyObligation(ctx, key, properties[key], required.includes(key))),
-    ...concatReaders(plan, envelope, ctx.requested).map((o) => ({ kind: 'input' as const, level: 'hard' as const, ...o })),
+    ...concatReaders(plan, envelope, ctx.requested).map((o) => ({
+      kind: 'input' as const,
+      level: 'hard' as const,
+      ...o,
+    })),
     ...(data ? constraints.flatMap((c, i) => constraintObligation(c, i, data)) : []),
   ];
   return { verdict: allOf(obligations.filter((o) => o.level === 'hard').map((o) => o.verdict)), obligations };
@@ -71,7 +85,14 @@ function propertyObligation(ctx: Context, key: string, raw: unknown, required: b
   if (sources.length === 0) {
     const message = `no node of the plan produces ${key} and the envelope does not supply it`;
     return required
-      ? { kind: 'coverage', level: 'hard', pointer, verdict: 'refuted', nodeIds: [], findings: [{ pointer, keywords: ['required'], message }] }
+      ? {
+          kind: 'coverage',
+          level: 'hard',
+          pointer,
+          verdict: 'refuted',
+          nodeIds: [],
+          findings: [{ pointer, keywords: ['required'], message }],
+        }
       : { kind: 'coverage', level: 'hard', pointer, verdict: 'proven', nodeIds: [], findings: [] };
   }
   const fragment = portableFragment(ctx.envelope, raw);
@@ -90,7 +111,15 @@ function propertyObligation(ctx: Context, key: string, raw: unknown, required: b
 
 type Partial = { verdict: Verdict; nodeIds: string[]; findings: Finding[] };
 
-function proveSource(ctx: Context, source: Source, key: string, pointer: string, fragment: SchemaObject | undefined, unportable: boolean, count?: number): Partial {
+function proveSource(
+  ctx: Context,
+  source: Source,
+  key: string,
+  pointer: string,
+  fragment: SchemaObject | undefined,
+  unportable: boolean,
+  count?: number,
+): Partial {
   if (unportable) {
     const message = `the caller's schema for ${key} refers outside its definitions; it is checked at run time`;
     return { verdict: 'unknown', nodeIds: [], findings: [{ pointer, keywords: ['$ref'], message }] };
@@ -100,11 +129,18 @@ function proveSource(ctx: Context, source: Source, key: string, pointer: string,
       return { ...proveValue(source.value, fragment, pointer), nodeIds: [] };
     case 'untraced': {
       const message = `${source.node.id} passes ${key} through, but no upstream node provides it`;
-      return { verdict: 'unknown', nodeIds: [source.node.id], findings: [{ pointer, keywords: [], message }] };
+      return {
+        verdict: 'unknown',
+        nodeIds: [source.node.id],
+        findings: [{ pointer, keywords: [], message }],
+      };
     }
     case 'node': {
       const facet = facetForKey(source.node, key);
-      const expected = countedFragment(fragment, facet !== undefined && asksForCount(source.node, facet, count) ? count : undefined);
+      const expected = countedFragment(
+        fragment,
+        facet !== undefined && asksForCount(source.node, facet, count) ? count : undefined,
+      );
       return { ...proveAgainst(source.node, key, pointer, fragment, expected), nodeIds: [source.node.id] };
     }
     case 'concat':
@@ -112,17 +148,32 @@ function proveSource(ctx: Context, source: Source, key: string, pointer: string,
   }
 }
 
-function proveConcat(ctx: Context, source: Extract<Source, { kind: 'concat' }>, key: string, pointer: string, fragment: SchemaObject | undefined): Partial {
+function proveConcat(
+  ctx: Context,
+  source: Extract<Source, { kind: 'concat' }>,
+  key: string,
+  pointer: string,
+  fragment: SchemaObject | undefined,
+): Partial {
   const count = chooseCount(contractLength(ctx.envelope, key, fragment), ctx.requested);
   const nodeIds = [source.node.id];
   if (count === undefined) {
     const message = `${source.node.id} concatenates ${source.lanes.length} lanes of ${key} but the contract fixes no count`;
-    return { verdict: 'unknown', nodeIds, findings: [{ pointer, keywords: ['minItems', 'maxItems'], message }] };
+    return {
+      verdict: 'unknown',
+      nodeIds,
+      findings: [{ pointer, keywords: ['minItems', 'maxItems'], message }],
+    };
   }
   const shares = splitCount(count, source.lanes.length);
   const parts: Partial[] = source.lanes.flatMap((lane, i) =>
     lane.map((s): Partial => {
-      if (s.kind !== 'node') return { verdict: 'unknown', nodeIds: [], findings: [{ pointer, keywords: [], message: `lane ${i + 1} of ${key} is not an agent node` }] };
+      if (s.kind !== 'node')
+        return {
+          verdict: 'unknown',
+          nodeIds: [],
+          findings: [{ pointer, keywords: [], message: `lane ${i + 1} of ${key} is not an agent node` }],
+        };
       const expected = laneFragment(fragment ?? { type: 'array' }, shares[i]);
       const conflictsWith = fragment ? laneFragment(fragment, shares[i]) : undefined;
       return { ...proveAgainst(s.node, key, pointer, conflictsWith, expected), nodeIds: [s.node.id] };
@@ -133,19 +184,53 @@ function proveConcat(ctx: Context, source: Extract<Source, { kind: 'concat' }>, 
     const message = `${lost.join(', ')} on ${key} hold per lane only; the concatenation is checked at run time`;
     parts.push({ verdict: 'unknown', nodeIds, findings: [{ pointer, keywords: lost, message }] });
   }
-  return { verdict: allOf(parts.map((p) => p.verdict)), nodeIds: [...nodeIds, ...parts.flatMap((p) => p.nodeIds)], findings: parts.flatMap((p) => p.findings) };
+  return {
+    verdict: allOf(parts.map((p) => p.verdict)),
+    nodeIds: [...nodeIds, ...parts.flatMap((p) => p.nodeIds)],
+    findings: parts.flatMap((p) => p.findings),
+  };
 }
 
-function constraintObligation(spec: ConstraintSpec, index: number, data: ReturnType<typeof dataDomain>): Obligation[] {
+function constraintObligation(
+  spec: ConstraintSpec,
+  index: number,
+  data: ReturnType<typeof dataDomain>,
+): Obligation[] {
   if (spec.level === 'informational') return [];
   const constraintId = constraintIdOf(spec, index);
   const { domain, nodeIds } = data;
   const result = proveRule(spec.expr, domain);
-  return [{ kind: 'constraint', level: spec.level, pointer: '', verdict: result.verdict, nodeIds, findings: result.findings, constraintId }];
+  return [
+    {
+      kind: 'constraint',
+      level: spec.level,
+      pointer: '',
+      verdict: result.verdict,
+      nodeIds,
+      findings: result.findings,
+      constraintId,
+    },
+  ];
 }
 
 // Root keywords the composition decides by itself (it emits exactly the declared, produced keys).
-const ROOT_HANDLED = new Set(['type', 'properties', 'required', 'additionalProperties', 'title', 'description', '$schema', '$id', '$comment', 'definitions', '$defs', 'minProperties', 'maxProperties', 'examples', 'default']);
+const ROOT_HANDLED = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'title',
+  'description',
+  '$schema',
+  '$id',
+  '$comment',
+  'definitions',
+  '$defs',
+  'minProperties',
+  'maxProperties',
+  'examples',
+  'default',
+]);
 
 function rootObligations(ctx: Context, keys: readonly string[]): Obligation[] {
   const schema = ctx.envelope.outputContract.schema as Record<string, unknown>;
@@ -160,14 +245,36 @@ function rootObligations(ctx: Context, keys: readonly string[]): Obligation[] {
   const max = typeof schema.maxProperties === 'number' ? schema.maxProperties : Infinity;
   if (present < min || present > max) {
     const message = `the plan fills ${present} propert${present === 1 ? 'y' : 'ies'}; the caller asks for ${min}..${max}`;
-    out.push(root('refuted', [{ pointer: '', keywords: present < min ? ['minProperties'] : ['maxProperties'], message }]));
+    out.push(
+      root('refuted', [
+        { pointer: '', keywords: present < min ? ['minProperties'] : ['maxProperties'], message },
+      ]),
+    );
   }
-  const other = Object.keys(schema).filter((k) => !ROOT_HANDLED.has(k)).sort();
-  if (other.length) out.push(root('unknown', [{ pointer: '', keywords: other, message: `root keywords ${other.join(', ')} are checked at run time` }]));
+  const other = Object.keys(schema)
+    .filter((k) => !ROOT_HANDLED.has(k))
+    .sort();
+  if (other.length)
+    out.push(
+      root('unknown', [
+        {
+          pointer: '',
+          keywords: other,
+          message: `root keywords ${other.join(', ')} are checked at run time`,
+        },
+      ]),
+    );
   return out;
 }
 
-const root = (verdict: Verdict, findings: Finding[]): Obligation => ({ kind: 'root', level: 'hard', pointer: '', verdict, nodeIds: [], findings });
+const root = (verdict: Verdict, findings: Finding[]): Obligation => ({
+  kind: 'root',
+  level: 'hard',
+  pointer: '',
+  verdict,
+  nodeIds: [],
+  findings,
+});
 const escape = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
-const isEmptyObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;
-
+const isEmptyObject = (v: unknown) =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0;

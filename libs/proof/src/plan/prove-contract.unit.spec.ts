@@ -3,25 +3,68 @@ import { compileUntrustedSchema } from '@flex/facets';
 import { bindContract } from './bind-contract';
 import { proveContract } from './prove-contract';
 
-const item = { type: 'object', required: ['headline', 'body', 'callToAction'], properties: { headline: { type: 'string' }, body: { type: 'string' }, callToAction: { type: 'string' } } };
+const item = {
+  type: 'object',
+  required: ['headline', 'body', 'callToAction'],
+  properties: { headline: { type: 'string' }, body: { type: 'string' }, callToAction: { type: 'string' } },
+};
 
-function envelopeWith(schema: Record<string, unknown>, constraints: unknown[] = [], inputs: Record<string, unknown> = {}): TaskEnvelope {
-  const result = normalizeEnvelope({ objective: 'Write posts', inputs: { channel: 'linkedin', ...inputs }, outputContract: { schema, constraints } });
+function envelopeWith(
+  schema: Record<string, unknown>,
+  constraints: unknown[] = [],
+  inputs: Record<string, unknown> = {},
+): TaskEnvelope {
+  const result = normalizeEnvelope({
+    objective: 'Write posts',
+    inputs: { channel: 'linkedin', ...inputs },
+    outputContract: { schema, constraints },
+  });
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
   return result.envelope;
 }
 
-const node = (over: Partial<PlanNode> & Pick<PlanNode, 'id' | 'kind'>): PlanNode => ({ label: over.id, inputFacets: [], outputFacets: [], ...over });
-const strategy = node({ id: 'strategy-1', kind: 'structuring', capabilityId: 'S.brief', inputFacets: ['objectiveBrief'], outputFacets: ['writerBrief', 'planKnobs'] });
-const writer = (id = 'execution-1') => node({ id, kind: 'execution', capabilityId: 'W.write', inputFacets: ['writerBrief', 'planKnobs'], outputFacets: ['copyVariants'] });
-const qa = node({ id: 'validation-1', kind: 'validation', capabilityId: 'Q.review', inputFacets: ['copyVariants'], outputFacets: ['qaFindings'] });
-const plan = (nodes: PlanNode[], edges = nodes.slice(1).map((n, i) => ({ from: nodes[i].id, to: n.id }))): PlanGraph => ({
+const node = (over: Partial<PlanNode> & Pick<PlanNode, 'id' | 'kind'>): PlanNode => ({
+  label: over.id,
+  inputFacets: [],
+  outputFacets: [],
+  ...over,
+});
+const strategy = node({
+  id: 'strategy-1',
+  kind: 'structuring',
+  capabilityId: 'S.brief',
+  inputFacets: ['objectiveBrief'],
+  outputFacets: ['writerBrief', 'planKnobs'],
+});
+const writer = (id = 'execution-1') =>
+  node({
+    id,
+    kind: 'execution',
+    capabilityId: 'W.write',
+    inputFacets: ['writerBrief', 'planKnobs'],
+    outputFacets: ['copyVariants'],
+  });
+const qa = node({
+  id: 'validation-1',
+  kind: 'validation',
+  capabilityId: 'Q.review',
+  inputFacets: ['copyVariants'],
+  outputFacets: ['qaFindings'],
+});
+const plan = (
+  nodes: PlanNode[],
+  edges = nodes.slice(1).map((n, i) => ({ from: nodes[i].id, to: n.id })),
+): PlanGraph => ({
   planVersion: 1,
   nodes,
   edges,
   metadata: { plannerId: 'test', plannerVersion: '1', determinism: 'full', inputHash: 'a'.repeat(64) },
 });
-const schemaOf = (copyVariants: Record<string, unknown>, extra: Record<string, unknown> = {}, required = ['copyVariants']) => ({
+const schemaOf = (
+  copyVariants: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+  required = ['copyVariants'],
+) => ({
   type: 'object',
   required,
   properties: { copyVariants, ...extra },
@@ -41,15 +84,21 @@ describe('the contract binds the plan', () => {
   });
 
   it('asks for the requested count when the contract allows it, the nearest bound when not', () => {
-    const ranged = (n: number) => envelopeWith(schemaOf({ type: 'array', minItems: 2, maxItems: 4, items: item }), [], { variantCount: n });
-    const count = (e: TaskEnvelope) => bindContract(plan([strategy, writer()]), e).nodes[1].bindings?.inputs?.planKnobs;
+    const ranged = (n: number) =>
+      envelopeWith(schemaOf({ type: 'array', minItems: 2, maxItems: 4, items: item }), [], {
+        variantCount: n,
+      });
+    const count = (e: TaskEnvelope) =>
+      bindContract(plan([strategy, writer()]), e).nodes[1].bindings?.inputs?.planKnobs;
     expect(count(ranged(3))).toEqual({ variantCount: 3 });
     expect(count(ranged(9))).toEqual({ variantCount: 4 });
     expect(count(ranged(1))).toEqual({ variantCount: 2 });
   });
 
   it('reads a count from a hard constraint on the length as well as from the schema', () => {
-    const envelope = envelopeWith(schemaOf({ type: 'array', items: item }), [{ constraintId: 'five', level: 'hard', expr: { '==': [{ var: 'copyVariants.length' }, 5] } }]);
+    const envelope = envelopeWith(schemaOf({ type: 'array', items: item }), [
+      { constraintId: 'five', level: 'hard', expr: { '==': [{ var: 'copyVariants.length' }, 5] } },
+    ]);
     const bound = bindContract(plan([strategy, writer()]), envelope);
     expect(bound.nodes[1].bindings?.inputs).toEqual({ planKnobs: { variantCount: 5 } });
     const proof = proveContract(bound, envelope);
@@ -57,10 +106,16 @@ describe('the contract binds the plan', () => {
   });
 
   it('carries local definitions along with a fragment that refers to them', () => {
-    const envelope = envelopeWith({ ...schemaOf({ type: 'array', items: { $ref: '#/definitions/variant' } }), definitions: { variant: item } });
+    const envelope = envelopeWith({
+      ...schemaOf({ type: 'array', items: { $ref: '#/definitions/variant' } }),
+      definitions: { variant: item },
+    });
     const bound = bindContract(plan([strategy, writer()]), envelope);
     const binding = bound.nodes[1].bindings?.outputs?.copyVariants;
-    expect(binding).toMatchObject({ items: { $ref: '#/definitions/variant' }, definitions: { variant: item } });
+    expect(binding).toMatchObject({
+      items: { $ref: '#/definitions/variant' },
+      definitions: { variant: item },
+    });
     // On its own, the fragment still means what it meant inside the caller's schema.
     const validate = compileUntrustedSchema(binding);
     expect(validate([{ headline: 'h', body: 'b', callToAction: 'c' }])).toEqual([]);
@@ -74,21 +129,38 @@ describe('the proof is three-valued', () => {
     const envelope = envelopeWith(schemaOf({ type: 'array', minItems: 3, maxItems: 3, items: item }));
     const proof = proveContract(plan([strategy, writer()]), envelope);
     expect(proof.verdict).toBe('unknown');
-    expect(proof.obligations).toEqual([expect.objectContaining({ kind: 'schema', pointer: '/copyVariants', verdict: 'unknown', nodeIds: ['execution-1'] })]);
+    expect(proof.obligations).toEqual([
+      expect.objectContaining({
+        kind: 'schema',
+        pointer: '/copyVariants',
+        verdict: 'unknown',
+        nodeIds: ['execution-1'],
+      }),
+    ]);
   });
 
   it('an unbound node whose facet already implies the caller schema is proven', () => {
     const envelope = envelopeWith(schemaOf({ type: 'array', items: item }));
-    expect(proveContract(plan([strategy, { ...writer(), inputFacets: ['writerBrief'] }]), envelope).verdict).toBe('proven');
+    expect(
+      proveContract(plan([strategy, { ...writer(), inputFacets: ['writerBrief'] }]), envelope).verdict,
+    ).toBe('proven');
   });
 
   it('a required property nobody produces is refuted as coverage; an optional one is fine', () => {
-    const required = envelopeWith(schemaOf({ type: 'array', items: item }, { summary: { type: 'string' } }, ['copyVariants', 'summary']));
+    const required = envelopeWith(
+      schemaOf({ type: 'array', items: item }, { summary: { type: 'string' } }, ['copyVariants', 'summary']),
+    );
     const refuted = proveContract(bindContract(plan([strategy, writer()]), required), required);
     expect(refuted.verdict).toBe('refuted');
-    expect(refuted.obligations.find((o) => o.pointer === '/summary')).toMatchObject({ kind: 'coverage', verdict: 'refuted', findings: [{ keywords: ['required'] }] });
+    expect(refuted.obligations.find((o) => o.pointer === '/summary')).toMatchObject({
+      kind: 'coverage',
+      verdict: 'refuted',
+      findings: [{ keywords: ['required'] }],
+    });
     const optional = envelopeWith(schemaOf({ type: 'array', items: item }, { summary: { type: 'string' } }));
-    expect(proveContract(bindContract(plan([strategy, writer()]), optional), optional).verdict).toBe('proven');
+    expect(proveContract(bindContract(plan([strategy, writer()]), optional), optional).verdict).toBe(
+      'proven',
+    );
   });
 
   it('bounds that cannot all hold are refuted with the path and both keywords', () => {
@@ -111,13 +183,23 @@ describe('the proof is three-valued', () => {
     const byId = (id: string) => proof.obligations.find((o) => o.constraintId === id);
     expect(byId('over')).toMatchObject({ level: 'hard', verdict: 'refuted' });
     expect(byId('soft_over')).toMatchObject({ level: 'soft', verdict: 'refuted' });
-    expect(byId('good')).toMatchObject({ level: 'hard', verdict: 'unknown', findings: [{ pointer: '/qaFindings/overallScore' }] });
+    expect(byId('good')).toMatchObject({
+      level: 'hard',
+      verdict: 'unknown',
+      findings: [{ pointer: '/qaFindings/overallScore' }],
+    });
     expect(proof.verdict).toBe('refuted');
   });
 
   it('a malformed graph is refuted, never proven', () => {
     const envelope = envelopeWith(schemaOf({ type: 'array', items: item }));
-    const cyclic = plan([strategy, writer()], [{ from: 'strategy-1', to: 'execution-1' }, { from: 'execution-1', to: 'strategy-1' }]);
+    const cyclic = plan(
+      [strategy, writer()],
+      [
+        { from: 'strategy-1', to: 'execution-1' },
+        { from: 'execution-1', to: 'strategy-1' },
+      ],
+    );
     expect(proveContract(cyclic, envelope).verdict).toBe('refuted');
     expect(bindContract(cyclic, envelope)).toBe(cyclic);
   });
@@ -125,27 +207,50 @@ describe('the proof is three-valued', () => {
 
 describe('lanes: a concatenation of several calls', () => {
   const lanes = (): PlanGraph => {
-    const merge = node({ id: 'merge-1', kind: 'transformation', inputFacets: ['copyVariants'], outputFacets: ['copyVariants'], merge: { copyVariants: 'concat' } });
-    return plan([strategy, writer('lane-1'), writer('lane-2'), merge], [
-      { from: 'strategy-1', to: 'lane-1' },
-      { from: 'strategy-1', to: 'lane-2' },
-      { from: 'lane-1', to: 'merge-1' },
-      { from: 'lane-2', to: 'merge-1' },
-    ]);
+    const merge = node({
+      id: 'merge-1',
+      kind: 'transformation',
+      inputFacets: ['copyVariants'],
+      outputFacets: ['copyVariants'],
+      merge: { copyVariants: 'concat' },
+    });
+    return plan(
+      [strategy, writer('lane-1'), writer('lane-2'), merge],
+      [
+        { from: 'strategy-1', to: 'lane-1' },
+        { from: 'strategy-1', to: 'lane-2' },
+        { from: 'lane-1', to: 'merge-1' },
+        { from: 'lane-2', to: 'merge-1' },
+      ],
+    );
   };
 
   it('binds each lane to its share and proves the whole', () => {
     const envelope = envelopeWith(schemaOf({ type: 'array', minItems: 7, maxItems: 7, items: item }));
     const bound = bindContract(lanes(), envelope);
-    expect(bound.nodes.find((n) => n.id === 'lane-1')?.bindings?.inputs).toEqual({ planKnobs: { variantCount: 4 } });
-    expect(bound.nodes.find((n) => n.id === 'lane-2')?.bindings?.inputs).toEqual({ planKnobs: { variantCount: 3 } });
-    expect(bound.nodes.find((n) => n.id === 'lane-1')?.bindings?.part).toEqual({ facet: 'copyVariants', offset: 0, total: 7 });
-    expect(bound.nodes.find((n) => n.id === 'lane-2')?.bindings?.part).toEqual({ facet: 'copyVariants', offset: 4, total: 7 });
+    expect(bound.nodes.find((n) => n.id === 'lane-1')?.bindings?.inputs).toEqual({
+      planKnobs: { variantCount: 4 },
+    });
+    expect(bound.nodes.find((n) => n.id === 'lane-2')?.bindings?.inputs).toEqual({
+      planKnobs: { variantCount: 3 },
+    });
+    expect(bound.nodes.find((n) => n.id === 'lane-1')?.bindings?.part).toEqual({
+      facet: 'copyVariants',
+      offset: 0,
+      total: 7,
+    });
+    expect(bound.nodes.find((n) => n.id === 'lane-2')?.bindings?.part).toEqual({
+      facet: 'copyVariants',
+      offset: 4,
+      total: 7,
+    });
     expect(proveContract(bound, envelope).verdict).toBe('proven');
   });
 
   it('leaves uniqueItems over the concatenation to run time', () => {
-    const envelope = envelopeWith(schemaOf({ type: 'array', minItems: 7, maxItems: 7, uniqueItems: true, items: item }));
+    const envelope = envelopeWith(
+      schemaOf({ type: 'array', minItems: 7, maxItems: 7, uniqueItems: true, items: item }),
+    );
     const proof = proveContract(bindContract(lanes(), envelope), envelope);
     expect(proof.verdict).toBe('unknown');
     expect(proof.obligations[0].findings.flatMap((f) => f.keywords)).toContain('uniqueItems');
@@ -157,6 +262,9 @@ describe('lanes: a concatenation of several calls', () => {
     withQa.nodes.push(qa);
     withQa.edges.push({ from: 'merge-1', to: 'validation-1' });
     const proof = proveContract(bindContract(withQa, envelope), envelope);
-    expect(proof.obligations.find((o) => o.kind === 'input')).toMatchObject({ verdict: 'refuted', nodeIds: ['validation-1', 'merge-1'] });
+    expect(proof.obligations.find((o) => o.kind === 'input')).toMatchObject({
+      verdict: 'refuted',
+      nodeIds: ['validation-1', 'merge-1'],
+    });
   });
 });

@@ -1,5 +1,13 @@
 import type { Action, DecisionContract } from '@flex/contracts';
-import { isPlanned, isTerminal, pendingHitlRequests, policyKeys, replanInFlight, type RunState, type StartedRun } from '../run.state';
+import {
+  isPlanned,
+  isTerminal,
+  pendingHitlRequests,
+  policyKeys,
+  replanInFlight,
+  type RunState,
+  type StartedRun,
+} from '../run.state';
 import { foldDecided, type Decided } from './fold';
 import type { RunLimits } from './run-limits';
 
@@ -19,16 +27,41 @@ export const BLOCKING_ACTIONS: ReadonlySet<Action['type']> = new Set(['replan', 
  * The events one canonical action produces (pure). `resume` (a HITL approval's default) produces
  * nothing: the run simply advances again. Bounded actions past their bound fail the run.
  */
-export function decideAction(state: StartedRun, action: Action | 'resume', ctx: ActionContext, limits: RunLimits): Decided[] {
+export function decideAction(
+  state: StartedRun,
+  action: Action | 'resume',
+  ctx: ActionContext,
+  limits: RunLimits,
+): Decided[] {
   if (isTerminal(state) || action === 'resume') return [];
   switch (action.type) {
     case 'fail':
-      return [failed('policy_failed', action.message ?? `policy ${ctx.policyId ?? '(hitl)'} failed the run`, ctx.nodeId)];
+      return [
+        failed(
+          'policy_failed',
+          action.message ?? `policy ${ctx.policyId ?? '(hitl)'} failed the run`,
+          ctx.nodeId,
+        ),
+      ];
     case 'emit':
-      return [{ type: 'custom_event', payload: strip({ event: action.event, payload: action.payload, policyId: ctx.policyId }) }];
+      return [
+        {
+          type: 'custom_event',
+          payload: strip({ event: action.event, payload: action.payload, policyId: ctx.policyId }),
+        },
+      ];
     case 'pause':
       if (state.status === 'paused') return [];
-      return [{ type: 'run_paused', payload: strip({ reason: action.reason ?? `paused by policy ${ctx.policyId ?? '(hitl)'}`, policyId: ctx.policyId, snapshot: runSnapshot(state) }) }];
+      return [
+        {
+          type: 'run_paused',
+          payload: strip({
+            reason: action.reason ?? `paused by policy ${ctx.policyId ?? '(hitl)'}`,
+            policyId: ctx.policyId,
+            snapshot: runSnapshot(state),
+          }),
+        },
+      ];
     case 'replan':
       return replan(state, ctx, limits);
     case 'hitl':
@@ -39,7 +72,13 @@ export function decideAction(state: StartedRun, action: Action | 'resume', ctx: 
 /** Record each firing and run its action, stopping at the first that holds the run. */
 export function decideFirings(
   state: StartedRun,
-  firings: ReadonlyArray<{ policy: { id: string; action: Action }; decision: DecisionContract; trigger: Record<string, unknown>; nodeId?: string; artifact?: unknown }>,
+  firings: ReadonlyArray<{
+    policy: { id: string; action: Action };
+    decision: DecisionContract;
+    trigger: Record<string, unknown>;
+    nodeId?: string;
+    artifact?: unknown;
+  }>,
   limits: RunLimits,
   now: Date,
 ): Decided[] {
@@ -47,9 +86,23 @@ export function decideFirings(
   let current: RunState = state;
   for (const f of firings) {
     if (isTerminal(current) || current.status === 'none') break;
-    const recorded: Decided = { type: 'policy_triggered', payload: strip({ policyId: f.policy.id, trigger: f.trigger, action: f.policy.action, decision: f.decision, nodeId: f.nodeId }) };
+    const recorded: Decided = {
+      type: 'policy_triggered',
+      payload: strip({
+        policyId: f.policy.id,
+        trigger: f.trigger,
+        action: f.policy.action,
+        decision: f.decision,
+        nodeId: f.nodeId,
+      }),
+    };
     const afterRecord = foldDecided(current, [recorded], now) as StartedRun;
-    const effects = decideAction(afterRecord, f.policy.action, { policyId: f.policy.id, trigger: f.trigger, nodeId: f.nodeId, artifact: f.artifact }, limits);
+    const effects = decideAction(
+      afterRecord,
+      f.policy.action,
+      { policyId: f.policy.id, trigger: f.trigger, nodeId: f.nodeId, artifact: f.artifact },
+      limits,
+    );
     out.push(recorded, ...effects);
     current = foldDecided(afterRecord, effects, now);
     if (BLOCKING_ACTIONS.has(f.policy.action.type)) break;
@@ -64,10 +117,23 @@ export function decideFirings(
  */
 function replan(state: StartedRun, ctx: ActionContext, limits: RunLimits): Decided[] {
   if (replanInFlight(state) || (isPlanned(state) && state.deferredReplan)) return [];
-  if (state.replans >= limits.maxReplans) return [failed('replans_exhausted', `policy ${ctx.policyId ?? '(hitl)'} asked for a replan after ${state.replans} replan(s); the limit is ${limits.maxReplans}`, ctx.nodeId)];
+  if (state.replans >= limits.maxReplans)
+    return [
+      failed(
+        'replans_exhausted',
+        `policy ${ctx.policyId ?? '(hitl)'} asked for a replan after ${state.replans} replan(s); the limit is ${limits.maxReplans}`,
+        ctx.nodeId,
+      ),
+    ];
   const trigger = strip({ ...ctx.trigger, policyId: ctx.policyId });
   const waitingFor = pendingHitlRequests(state);
-  if (waitingFor.length) return [{ type: 'replan_deferred', payload: strip({ trigger, waitingFor, policyId: ctx.policyId, nodeId: ctx.nodeId }) }];
+  if (waitingFor.length)
+    return [
+      {
+        type: 'replan_deferred',
+        payload: strip({ trigger, waitingFor, policyId: ctx.policyId, nodeId: ctx.nodeId }),
+      },
+    ];
   return [planRequest(state, trigger)];
 }
 
@@ -78,18 +144,48 @@ function replan(state: StartedRun, ctx: ActionContext, limits: RunLimits): Decid
 export function decideDeferredReplan(state: RunState, limits: RunLimits): Decided[] {
   if (state.status !== 'running' || !state.deferredReplan || replanInFlight(state)) return [];
   const { trigger, policyId, nodeId } = state.deferredReplan;
-  if (state.replans >= limits.maxReplans) return [failed('replans_exhausted', `policy ${policyId ?? '(hitl)'} asked for a replan after ${state.replans} replan(s); the limit is ${limits.maxReplans}`, nodeId)];
+  if (state.replans >= limits.maxReplans)
+    return [
+      failed(
+        'replans_exhausted',
+        `policy ${policyId ?? '(hitl)'} asked for a replan after ${state.replans} replan(s); the limit is ${limits.maxReplans}`,
+        nodeId,
+      ),
+    ];
   return [planRequest(state, trigger)];
 }
 
 function planRequest(state: StartedRun, trigger: Record<string, unknown>): Decided {
-  const completedNodeIds = Object.entries(state.nodes).filter(([, n]) => n.status === 'completed').map(([id]) => id).sort();
+  const completedNodeIds = Object.entries(state.nodes)
+    .filter(([, n]) => n.status === 'completed')
+    .map(([id]) => id)
+    .sort();
   const replan = { trigger, previousVersion: Math.max(state.planVersion, 1), completedNodeIds };
-  return { type: 'plan_requested', payload: { attempt: state.planAttempt + 1, reason: 'replan', policyKeys: policyKeys(state.envelope), replan } };
+  return {
+    type: 'plan_requested',
+    payload: {
+      attempt: state.planAttempt + 1,
+      reason: 'replan',
+      policyKeys: policyKeys(state.envelope),
+      replan,
+    },
+  };
 }
 
-function hitl(state: StartedRun, action: Extract<Action, { type: 'hitl' }>, ctx: ActionContext, limits: RunLimits): Decided[] {
-  if (state.hitlCount >= limits.maxHitlRequests) return [failed('hitl_exhausted', `the run raised ${state.hitlCount} HITL request(s); the limit is ${limits.maxHitlRequests}`, ctx.nodeId)];
+function hitl(
+  state: StartedRun,
+  action: Extract<Action, { type: 'hitl' }>,
+  ctx: ActionContext,
+  limits: RunLimits,
+): Decided[] {
+  if (state.hitlCount >= limits.maxHitlRequests)
+    return [
+      failed(
+        'hitl_exhausted',
+        `the run raised ${state.hitlCount} HITL request(s); the limit is ${limits.maxHitlRequests}`,
+        ctx.nodeId,
+      ),
+    ];
   const node = ctx.nodeId ? state.plan?.nodes.find((n) => n.id === ctx.nodeId) : undefined;
   return [
     {
@@ -99,7 +195,10 @@ function hitl(state: StartedRun, action: Extract<Action, { type: 'hitl' }>, ctx:
         nodeId: ctx.nodeId,
         policyId: ctx.policyId,
         rationale: action.rationale ?? `policy ${ctx.policyId ?? '(follow-up)'} asks an operator to approve`,
-        contractSummary: { outputSchema: state.envelope.outputContract.schema, ...(node ? { nodeOutputFacets: node.outputFacets } : {}) },
+        contractSummary: {
+          outputSchema: state.envelope.outputContract.schema,
+          ...(node ? { nodeOutputFacets: node.outputFacets } : {}),
+        },
         artifact: ctx.artifact ?? (ctx.nodeId ? (state.nodes[ctx.nodeId]?.output ?? null) : null),
         mode: 'approval',
         action,
@@ -118,9 +217,24 @@ export function runSnapshot(state: StartedRun): Record<string, unknown> {
   return strip({
     planVersion: state.planVersion,
     status: state.status,
-    nodes: Object.fromEntries(Object.entries(state.nodes).map(([id, n]) => [id, { status: n.status, attempt: n.attempt, capabilityId: n.capabilityId, fallbackCapabilityId: n.fallbackCapabilityId }])),
+    nodes: Object.fromEntries(
+      Object.entries(state.nodes).map(([id, n]) => [
+        id,
+        {
+          status: n.status,
+          attempt: n.attempt,
+          capabilityId: n.capabilityId,
+          fallbackCapabilityId: n.fallbackCapabilityId,
+        },
+      ]),
+    ),
     policyFirings: state.policyFirings,
-    hitl: { count: state.hitlCount, pending: Object.values(state.hitl).filter((h) => h.status === 'pending').map((h) => h.requestId) },
+    hitl: {
+      count: state.hitlCount,
+      pending: Object.values(state.hitl)
+        .filter((h) => h.status === 'pending')
+        .map((h) => h.requestId),
+    },
     replans: state.replans,
   });
 }

@@ -16,7 +16,16 @@ export function foldDecided(state: RunState, decided: readonly Decided[], now: D
   let next = state;
   for (const [i, d] of decided.entries()) {
     const version = (next.status === 'none' ? 0 : next.version) + 1;
-    const event: StoredEvent = { position: 0, id: `decided-${version}-${i}`, streamId: '', version, type: d.type, payload: d.payload, metadata: { correlationId: '' }, timestamp: now.toISOString() };
+    const event: StoredEvent = {
+      position: 0,
+      id: `decided-${version}-${i}`,
+      streamId: '',
+      version,
+      type: d.type,
+      payload: d.payload,
+      metadata: { correlationId: '' },
+      timestamp: now.toISOString(),
+    };
     next = evolveRun(next, event);
   }
   return next;

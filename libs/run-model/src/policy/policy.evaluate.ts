@@ -20,7 +20,12 @@ export interface PolicyFiring {
   nodeId?: string;
 }
 
-const deny = (reason: string, suggestion?: string): DecisionContract => ({ result: 'DENY', reason: reason.slice(0, 4000), severity: 'hard', ...(suggestion ? { suggestion } : {}) });
+const deny = (reason: string, suggestion?: string): DecisionContract => ({
+  result: 'DENY',
+  reason: reason.slice(0, 4000),
+  severity: 'hard',
+  ...(suggestion ? { suggestion } : {}),
+});
 
 /** Enabled runtime policies of the run (normalized envelope), in declaration order. */
 export function runtimePolicies(state: StartedRun): RuntimePolicy[] {
@@ -42,7 +47,12 @@ export function evaluatePolicies(state: StartedRun, input: PolicyTriggerInput, n
     const decision = decide(state, policy, input, now);
     if (decision.result === 'ALLOW') continue;
     const nodeId = 'nodeId' in input ? input.nodeId : undefined;
-    firings.push({ policy, decision, nodeId, trigger: { kind: input.kind, key, ...(nodeId ? { nodeId } : {}) } });
+    firings.push({
+      policy,
+      decision,
+      nodeId,
+      trigger: { kind: input.kind, key, ...(nodeId ? { nodeId } : {}) },
+    });
   }
   return firings;
 }
@@ -61,9 +71,18 @@ function triggerKey(state: StartedRun, input: PolicyTriggerInput): string {
   }
 }
 
-function decide(state: StartedRun, policy: RuntimePolicy, input: PolicyTriggerInput, now: Date): DecisionContract {
+function decide(
+  state: StartedRun,
+  policy: RuntimePolicy,
+  input: PolicyTriggerInput,
+  now: Date,
+): DecisionContract {
   const trigger = policy.trigger;
-  const allow: DecisionContract = { result: 'ALLOW', reason: `${policy.id}: not triggered`, severity: 'soft' };
+  const allow: DecisionContract = {
+    result: 'ALLOW',
+    reason: `${policy.id}: not triggered`,
+    severity: 'soft',
+  };
   switch (trigger.kind) {
     case 'onStart':
       return deny(`${policy.id}: run started`);
@@ -76,8 +95,11 @@ function decide(state: StartedRun, policy: RuntimePolicy, input: PolicyTriggerIn
     case 'onMetricBelow': {
       const value = readMetric(state, trigger.metric, now);
       if (value === undefined) return allow;
-      if (typeof value !== 'number' || !Number.isFinite(value)) return deny(`${policy.id}: metric ${trigger.metric} is not a number (fail closed)`);
-      return value < trigger.threshold ? deny(`${policy.id}: ${trigger.metric} ${value} is below ${trigger.threshold}`) : allow;
+      if (typeof value !== 'number' || !Number.isFinite(value))
+        return deny(`${policy.id}: metric ${trigger.metric} is not a number (fail closed)`);
+      return value < trigger.threshold
+        ? deny(`${policy.id}: ${trigger.metric} ${value} is below ${trigger.threshold}`)
+        : allow;
     }
     case 'onNodeComplete':
     case 'onValidationFail': {
@@ -87,7 +109,11 @@ function decide(state: StartedRun, policy: RuntimePolicy, input: PolicyTriggerIn
       if (trigger.condition === undefined) return deny(`${policy.id}: ${input.kind} on ${node.id}`);
       const data = conditionData(state, node, input, now);
       const result = evaluateRule(trigger.condition, data);
-      if (!result.ok) return deny(`${policy.id}: condition could not be evaluated (fail closed): ${result.error}`, 'fix the policy condition');
+      if (!result.ok)
+        return deny(
+          `${policy.id}: condition could not be evaluated (fail closed): ${result.error}`,
+          'fix the policy condition',
+        );
       return truthy(result.value) ? deny(`${policy.id}: condition holds on ${node.id}`) : allow;
     }
   }
@@ -98,14 +124,31 @@ function selects(selector: NodeSelector | undefined, node: PlanNode, liveCapabil
   if (!selector) return true;
   if (selector.nodeId !== undefined && selector.nodeId !== node.id) return false;
   if (selector.kind !== undefined && selector.kind !== node.kind) return false;
-  if (selector.capabilityId !== undefined && selector.capabilityId !== node.capabilityId && selector.capabilityId !== liveCapabilityId) return false;
+  if (
+    selector.capabilityId !== undefined &&
+    selector.capabilityId !== node.capabilityId &&
+    selector.capabilityId !== liveCapabilityId
+  )
+    return false;
   return true;
 }
 
 /** The node's output merged with run metrics (`run.*`, `tokens`, `costCents`) and the node itself under `node`. */
-function conditionData(state: StartedRun, node: PlanNode, input: PolicyTriggerInput, now: Date): Record<string, unknown> {
+function conditionData(
+  state: StartedRun,
+  node: PlanNode,
+  input: PolicyTriggerInput,
+  now: Date,
+): Record<string, unknown> {
   const live = state.nodes[node.id];
   const base = { ...runMetrics(state, now), ...(live?.output ?? {}) };
-  const nodeInfo = { id: node.id, kind: node.kind, capabilityId: live?.capabilityId ?? node.capabilityId, attempt: live?.attempt ?? 0 };
-  return input.kind === 'onValidationFail' ? { ...base, node: nodeInfo, errors: input.errors } : { ...base, node: nodeInfo };
+  const nodeInfo = {
+    id: node.id,
+    kind: node.kind,
+    capabilityId: live?.capabilityId ?? node.capabilityId,
+    attempt: live?.attempt ?? 0,
+  };
+  return input.kind === 'onValidationFail'
+    ? { ...base, node: nodeInfo, errors: input.errors }
+    : { ...base, node: nodeInfo };
 }

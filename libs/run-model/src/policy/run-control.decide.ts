@@ -10,7 +10,12 @@ export type ControlOutcome =
   | { ok: true; events: Decided[] }
   | { ok: false; status: 400 | 404 | 409; code: string; message: string; events?: Decided[] };
 
-const refuse = (status: 400 | 404 | 409, code: string, message: string, events?: Decided[]): ControlOutcome => ({ ok: false, status, code, message, events });
+const refuse = (
+  status: 400 | 404 | 409,
+  code: string,
+  message: string,
+  events?: Decided[],
+): ControlOutcome => ({ ok: false, status, code, message, events });
 
 /**
  * `POST hitl/resolve` (pure). `outputErrors`: for a node-output request, what the node's compiled
@@ -25,41 +30,102 @@ export function decideHitlResolve(
 ): ControlOutcome {
   if (state.status === 'none') return refuse(404, 'run_not_found', `no run ${request.runId}`);
   const pending = state.hitl[request.requestId];
-  if (!pending) return refuse(404, 'hitl_request_not_found', `run ${request.runId} has no HITL request ${request.requestId}`);
-  if (pending.status !== 'pending') return refuse(409, 'hitl_already_resolved', `HITL request ${request.requestId} was already resolved (${pending.decision})`);
-  if (isTerminal(state)) return refuse(409, 'invalid_run_state', `run ${request.runId} has already ended (${state.status})`);
+  if (!pending)
+    return refuse(
+      404,
+      'hitl_request_not_found',
+      `run ${request.runId} has no HITL request ${request.requestId}`,
+    );
+  if (pending.status !== 'pending')
+    return refuse(
+      409,
+      'hitl_already_resolved',
+      `HITL request ${request.requestId} was already resolved (${pending.decision})`,
+    );
+  if (isTerminal(state))
+    return refuse(409, 'invalid_run_state', `run ${request.runId} has already ended (${state.status})`);
   if (pending.mode === 'node_output' && request.decision === 'approve') {
-    if (request.payload === undefined || !request.payload || typeof request.payload !== 'object' || Array.isArray(request.payload)) {
-      outputErrors = [{ path: '/', message: 'approving a node-output request needs payload: the node output object' }];
+    if (
+      request.payload === undefined ||
+      !request.payload ||
+      typeof request.payload !== 'object' ||
+      Array.isArray(request.payload)
+    ) {
+      outputErrors = [
+        { path: '/', message: 'approving a node-output request needs payload: the node output object' },
+      ];
     }
     if (outputErrors.length) {
       const errors = outputErrors.slice(0, 50);
-      return refuse(400, 'invalid_hitl_payload', `payload${errors[0].path === '/' ? '' : errors[0].path}: ${errors[0].message}`, [
-        { type: 'validation_error', payload: { scope: 'capability_output', nodeId: pending.nodeId, errors } },
-      ]);
+      return refuse(
+        400,
+        'invalid_hitl_payload',
+        `payload${errors[0].path === '/' ? '' : errors[0].path}: ${errors[0].message}`,
+        [
+          {
+            type: 'validation_error',
+            payload: { scope: 'capability_output', nodeId: pending.nodeId, errors },
+          },
+        ],
+      );
     }
   }
-  const resolved = { requestId: request.requestId, decision: request.decision, note: request.note, payload: request.payload, operator };
+  const resolved = {
+    requestId: request.requestId,
+    decision: request.decision,
+    note: request.note,
+    payload: request.payload,
+    operator,
+  };
   return { ok: true, events: [{ type: 'hitl_resolved', payload: JSON.parse(JSON.stringify(resolved)) }] };
 }
 
 /** `POST run.resume` (pure): only a paused run, only on the plan version the caller saw. */
-export function decideResume(state: RunState, runId: string, expectedPlanVersion: number, by: string): ControlOutcome {
+export function decideResume(
+  state: RunState,
+  runId: string,
+  expectedPlanVersion: number,
+  by: string,
+): ControlOutcome {
   if (state.status === 'none') return refuse(404, 'run_not_found', `no run ${runId}`);
-  if (state.status !== 'paused') return refuse(409, 'invalid_run_state', `run ${runId} is ${state.status}, not paused`);
-  if (state.planVersion !== expectedPlanVersion) return refuse(409, 'stale_plan_version', `run ${runId} is on plan version ${state.planVersion}, not ${expectedPlanVersion}`);
+  if (state.status !== 'paused')
+    return refuse(409, 'invalid_run_state', `run ${runId} is ${state.status}, not paused`);
+  if (state.planVersion !== expectedPlanVersion)
+    return refuse(
+      409,
+      'stale_plan_version',
+      `run ${runId} is on plan version ${state.planVersion}, not ${expectedPlanVersion}`,
+    );
   return { ok: true, events: [{ type: 'run_resumed', payload: { expectedPlanVersion, resumedBy: by } }] };
 }
 
 /** `POST runs/:id/policies/:policyId/trigger` (pure): fire a `manual` policy now. */
-export function decideManualTrigger(state: RunState, runId: string, policyId: string, now: Date, limits: RunLimits): ControlOutcome {
+export function decideManualTrigger(
+  state: RunState,
+  runId: string,
+  policyId: string,
+  now: Date,
+  limits: RunLimits,
+): ControlOutcome {
   if (state.status === 'none') return refuse(404, 'run_not_found', `no run ${runId}`);
   const policy = runtimePolicies(state).find((p) => p.id === policyId);
-  if (!policy) return refuse(404, 'policy_not_found', `run ${runId} has no enabled runtime policy ${policyId}`);
-  if (policy.trigger.kind !== 'manual') return refuse(409, 'policy_not_manual', `policy ${policyId} fires on ${policy.trigger.kind}, not manually`);
-  if (isTerminal(state)) return refuse(409, 'invalid_run_state', `run ${runId} has already ended (${state.status})`);
+  if (!policy)
+    return refuse(404, 'policy_not_found', `run ${runId} has no enabled runtime policy ${policyId}`);
+  if (policy.trigger.kind !== 'manual')
+    return refuse(
+      409,
+      'policy_not_manual',
+      `policy ${policyId} fires on ${policy.trigger.kind}, not manually`,
+    );
+  if (isTerminal(state))
+    return refuse(409, 'invalid_run_state', `run ${runId} has already ended (${state.status})`);
   // Policies act on a plan: before the first one is accepted there is nothing to pause, replan or ask about.
-  if (state.status === 'planning') return refuse(409, 'invalid_run_state', `run ${runId} is still planning; policies act once it has a plan`);
+  if (state.status === 'planning')
+    return refuse(
+      409,
+      'invalid_run_state',
+      `run ${runId} is still planning; policies act once it has a plan`,
+    );
   const firings = evaluatePolicies(state, { kind: 'manual', policyId }, now);
   return { ok: true, events: decideFirings(state, firings, limits, now) };
 }

@@ -47,7 +47,8 @@ export function readMetric(state: StartedRun, metric: string, now: Date): unknow
 function dig(value: unknown, path: string): unknown {
   let current = value;
   for (const part of path.split('.')) {
-    if (!current || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, part)) return undefined;
+    if (!current || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, part))
+      return undefined;
     current = (current as Record<string, unknown>)[part];
   }
   return current;

@@ -1,6 +1,13 @@
 import type { PlanNode } from '@flex/contracts';
 import type { DecidedEvent } from '@flex/runtime';
-import { mainPathComplete, pendingHitlRequests, readyNodes, replanInFlight, type RunState, type StartedRun } from '@flex/run-model';
+import {
+  mainPathComplete,
+  pendingHitlRequests,
+  readyNodes,
+  replanInFlight,
+  type RunState,
+  type StartedRun,
+} from '@flex/run-model';
 import { fallbackChain, type AdvanceDecision, type AdvanceOptions } from './fallback.decide';
 import { finish } from './final-output.decide';
 import { nodeStart } from './node-start';
@@ -43,7 +50,10 @@ export function decideAdvance(state: RunState, now: Date, options: AdvanceOption
   return { events, wakeInMs };
 }
 
-function dueRetries(state: StartedRun & { plan: NonNullable<StartedRun['plan']> }, now: Date): { events: DecidedEvent[]; wakeInMs?: number } {
+function dueRetries(
+  state: StartedRun & { plan: NonNullable<StartedRun['plan']> },
+  now: Date,
+): { events: DecidedEvent[]; wakeInMs?: number } {
   const events: DecidedEvent[] = [];
   let wakeInMs: number | undefined;
   for (const [nodeId, node] of Object.entries(state.nodes)) {

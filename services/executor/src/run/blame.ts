@@ -20,7 +20,11 @@ export type PlainError = Omit<RootedError, 'roots'>;
  * `concat` merge hands an error on item `i` to the lane that produced item `i`, and an error on the
  * whole array to every lane. Undefined when some error has nobody to blame (no repair could fix it).
  */
-export function blameErrors(state: PlannedRun, errors: readonly RootedError[], producedBy?: PlanNode): Map<string, PlainError[]> | undefined {
+export function blameErrors(
+  state: PlannedRun,
+  errors: readonly RootedError[],
+  producedBy?: PlanNode,
+): Map<string, PlainError[]> | undefined {
   const rank = new Map(topologicalOrder(state.plan).map((n, i) => [n.id, i]));
   const last = (ids: readonly string[]) => Math.max(...ids.map((id) => rank.get(id) ?? -1));
   const blamed = new Map<string, PlainError[]>();
@@ -39,21 +43,38 @@ export function blameErrors(state: PlannedRun, errors: readonly RootedError[], p
 }
 
 /** The agent nodes responsible for the value of property `key` as seen from `within` (or the final output). */
-function responsibleFor(state: PlannedRun, key: string, index: number | undefined, within?: string, depth = 0): string[] {
+function responsibleFor(
+  state: PlannedRun,
+  key: string,
+  index: number | undefined,
+  within?: string,
+  depth = 0,
+): string[] {
   const producer = latestProducer(state, key, within);
   return producer ? through(state, producer, key, index, depth) : [];
 }
 
 /** Who gave `producer` its value of `key`: itself when it is an agent, else the node(s) it took it from. */
-function through(state: PlannedRun, producer: PlanNode, key: string, index: number | undefined, depth: number): string[] {
+function through(
+  state: PlannedRun,
+  producer: PlanNode,
+  key: string,
+  index: number | undefined,
+  depth: number,
+): string[] {
   if (depth > 50) return [];
   if (producer.capabilityId) return [producer.id];
-  const merged = Object.entries(producer.merge ?? {}).some(([facet, how]) => how === 'concat' && facetKey(facet) === key);
+  const merged = Object.entries(producer.merge ?? {}).some(
+    ([facet, how]) => how === 'concat' && facetKey(facet) === key,
+  );
   if (!merged) return responsibleFor(state, key, index, producer.id, depth + 1);
   const lanes = laneContributions(state, producer, key);
-  const hit = index === undefined ? undefined : lanes.find((l) => index >= l.from && index < l.from + l.length);
+  const hit =
+    index === undefined ? undefined : lanes.find((l) => index >= l.from && index < l.from + l.length);
   const chosen = hit ? [hit] : lanes;
-  return chosen.flatMap((l) => through(state, l.node, key, hit && index !== undefined ? index - l.from : undefined, depth + 1));
+  return chosen.flatMap((l) =>
+    through(state, l.node, key, hit && index !== undefined ? index - l.from : undefined, depth + 1),
+  );
 }
 
 function latestProducer(state: PlannedRun, key: string, within?: string): PlanNode | undefined {
@@ -65,7 +86,11 @@ function latestProducer(state: PlannedRun, key: string, within?: string): PlanNo
 }
 
 /** Which items of a concatenation each upstream lane gave, in topological (lane) order. */
-function laneContributions(state: PlannedRun, merge: PlanNode, key: string): Array<{ node: PlanNode; from: number; length: number }> {
+function laneContributions(
+  state: PlannedRun,
+  merge: PlanNode,
+  key: string,
+): Array<{ node: PlanNode; from: number; length: number }> {
   const upstream = new Set(upstreamOf(state.plan, merge.id));
   let from = 0;
   return topologicalOrder(state.plan)
@@ -81,10 +106,13 @@ function laneContributions(state: PlannedRun, merge: PlanNode, key: string): Arr
 /** The array index an error path points at under `root` (`/copyVariants/3/body` → 3). */
 function itemIndex(path: string, root: string): number | undefined {
   const [, first, second] = path.split('/');
-  if (first === undefined || first.replace(/~1/g, '/').replace(/~0/g, '~') !== root || second === undefined) return undefined;
+  if (first === undefined || first.replace(/~1/g, '/').replace(/~0/g, '~') !== root || second === undefined)
+    return undefined;
   return /^\d+$/.test(second) ? Number(second) : undefined;
 }
 
 export function plain(error: PlainError): PlainError {
-  return error.keyword === undefined ? { path: error.path, message: error.message } : { path: error.path, keyword: error.keyword, message: error.message };
+  return error.keyword === undefined
+    ? { path: error.path, message: error.message }
+    : { path: error.path, keyword: error.keyword, message: error.message };
 }

@@ -12,7 +12,12 @@ export { facetValuesFor };
  * them), its full output contract, and, on a repair attempt, the errors an earlier attempt was
  * refused for. Everything comes from the run's state, so a replay builds the same invocation.
  */
-export function buildInvocation(state: StartedRun, node: PlanNode, attempt: number, deadlineMs: number): AgentInvocation {
+export function buildInvocation(
+  state: StartedRun,
+  node: PlanNode,
+  attempt: number,
+  deadlineMs: number,
+): AgentInvocation {
   const feedback = state.nodes[node.id]?.feedback;
   return {
     runId: state.runId,
@@ -24,7 +29,9 @@ export function buildInvocation(state: StartedRun, node: PlanNode, attempt: numb
     outputFacets: node.outputFacets,
     outputSchema: nodeOutputSchema(node),
     ...(node.bindings?.part ? { part: { ...node.bindings.part } } : {}),
-    ...(feedback && feedback.attempt < attempt ? { feedback: { attempt: feedback.attempt, errors: feedback.errors.map((e) => ({ ...e })) } } : {}),
+    ...(feedback && feedback.attempt < attempt
+      ? { feedback: { attempt: feedback.attempt, errors: feedback.errors.map((e) => ({ ...e })) } }
+      : {}),
     instructions: node.instructions,
     context: {
       objective: state.envelope.objective,

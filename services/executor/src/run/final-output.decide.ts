@@ -18,16 +18,37 @@ type PlannedRun = StartedRun & { plan: PlanGraph };
 export function finish(state: PlannedRun, options: AdvanceOptions): DecidedEvent[] {
   const composed = composeFinalOutput(state);
   if (composed.ok) {
-    return [{ type: 'complete', payload: { output: composed.output, planVersion: state.planVersion, satisfactionScore: state.satisfactionScore, observedSatisfaction: composed.observedSatisfaction } }];
+    return [
+      {
+        type: 'complete',
+        payload: {
+          output: composed.output,
+          planVersion: state.planVersion,
+          satisfactionScore: state.satisfactionScore,
+          observedSatisfaction: composed.observedSatisfaction,
+        },
+      },
+    ];
   }
   const what = composed.reason === 'constraint_failed' ? 'contract constraints' : 'caller schema';
-  const message = `the final output does not satisfy the ${what}: ${composed.errors[0]?.message ?? ''}`.slice(0, 8_000);
+  const message = `the final output does not satisfy the ${what}: ${composed.errors[0]?.message ?? ''}`.slice(
+    0,
+    8_000,
+  );
   const blamed = blameErrors(state, composed.errors);
   if (!blamed) {
     return [
-      { type: 'validation_error', payload: { scope: 'final_output', errors: composed.errors.map(plain).slice(0, 50) } },
+      {
+        type: 'validation_error',
+        payload: { scope: 'final_output', errors: composed.errors.map(plain).slice(0, 50) },
+      },
       { type: 'run_failed', payload: { code: composed.reason, reason: message } },
     ];
   }
-  return repairBlamed(state, blamed, { scope: 'final_output', error: { code: composed.reason, message } }, options);
+  return repairBlamed(
+    state,
+    blamed,
+    { scope: 'final_output', error: { code: composed.reason, message } },
+    options,
+  );
 }

@@ -1,11 +1,23 @@
 import type { DecidedEvent } from '@flex/runtime';
-import { enforcedConstraintErrors, isTerminal, type OutputIssue, type RunState, type StartedRun } from '@flex/run-model';
+import {
+  enforcedConstraintErrors,
+  isTerminal,
+  type OutputIssue,
+  type RunState,
+  type StartedRun,
+} from '@flex/run-model';
 import { retryAfter, type RetryPolicy } from './retry.decide';
 
 export { DEFAULT_RETRY, type RetryPolicy } from './retry.decide';
 
 export type InvokeOutcome =
-  | { ok: true; output: Record<string, unknown>; durationMs: number; provenance?: readonly unknown[]; usage?: { tokens?: number; costCents?: number; model?: string } }
+  | {
+      ok: true;
+      output: Record<string, unknown>;
+      durationMs: number;
+      provenance?: readonly unknown[];
+      usage?: { tokens?: number; costCents?: number; model?: string };
+    }
   | {
       ok: false;
       durationMs: number;
@@ -22,7 +34,13 @@ export type InvokeOutcome =
  * when it will be retried. An output that meets the node's contract must still satisfy the hard
  * constraints the node `enforces` (on what it sees plus its output), else it is an invalid output.
  */
-export function decideInvocation(state: RunState, nodeId: string, attempt: number, outcome: InvokeOutcome, retry: RetryPolicy): DecidedEvent[] {
+export function decideInvocation(
+  state: RunState,
+  nodeId: string,
+  attempt: number,
+  outcome: InvokeOutcome,
+  retry: RetryPolicy,
+): DecidedEvent[] {
   // A pause or a HITL wait stops new work, not work in flight: its result is still recorded.
   if (state.status === 'none' || isTerminal(state)) return [];
   const node = state.nodes[nodeId];
@@ -30,24 +48,55 @@ export function decideInvocation(state: RunState, nodeId: string, attempt: numbe
   const capabilityId = node.capabilityId ?? state.plan?.nodes.find((n) => n.id === nodeId)?.capabilityId;
   const checked = outcome.ok ? withEnforcedConstraints(state, nodeId, outcome) : outcome;
   if (checked.ok) {
-    return [{ type: 'node_complete', payload: { nodeId, capabilityId, attempt, output: checked.output, durationMs: checked.durationMs, facetProvenance: checked.provenance, ...(checked.usage ? { usage: checked.usage } : {}) } }];
+    return [
+      {
+        type: 'node_complete',
+        payload: {
+          nodeId,
+          capabilityId,
+          attempt,
+          output: checked.output,
+          durationMs: checked.durationMs,
+          facetProvenance: checked.provenance,
+          ...(checked.usage ? { usage: checked.usage } : {}),
+        },
+      },
+    ];
   }
   const events: DecidedEvent[] = [];
   if (checked.inputErrors?.length) {
-    events.push({ type: 'validation_error', payload: { scope: 'capability_input', nodeId, attempt, errors: checked.inputErrors.slice(0, 50) } });
+    events.push({
+      type: 'validation_error',
+      payload: { scope: 'capability_input', nodeId, attempt, errors: checked.inputErrors.slice(0, 50) },
+    });
   }
   if (checked.outputErrors?.length) {
-    events.push({ type: 'validation_error', payload: { scope: 'capability_output', nodeId, attempt, errors: checked.outputErrors.slice(0, 50) } });
+    events.push({
+      type: 'validation_error',
+      payload: { scope: 'capability_output', nodeId, attempt, errors: checked.outputErrors.slice(0, 50) },
+    });
   }
   const next = retryAfter(state, nodeId, attempt, checked.error.retryable, retry);
-  events.push({ type: 'node_error', payload: { nodeId, capabilityId, attempt, error: checked.error, ...next } });
+  events.push({
+    type: 'node_error',
+    payload: { nodeId, capabilityId, attempt, error: checked.error, ...next },
+  });
   return events;
 }
 
-function withEnforcedConstraints(state: StartedRun, nodeId: string, outcome: Extract<InvokeOutcome, { ok: true }>): InvokeOutcome {
+function withEnforcedConstraints(
+  state: StartedRun,
+  nodeId: string,
+  outcome: Extract<InvokeOutcome, { ok: true }>,
+): InvokeOutcome {
   const node = state.plan?.nodes.find((n) => n.id === nodeId);
   const errors = node ? enforcedConstraintErrors(state, node, outcome.output) : [];
   if (errors.length === 0) return outcome;
   const message = `output breaks ${errors.length === 1 ? 'a hard constraint' : `${errors.length} hard constraints`} the node enforces: ${errors[0].message}`;
-  return { ok: false, durationMs: outcome.durationMs, error: { code: 'invalid_output', message: message.slice(0, 8_000), retryable: true }, outputErrors: errors };
+  return {
+    ok: false,
+    durationMs: outcome.durationMs,
+    error: { code: 'invalid_output', message: message.slice(0, 8_000), retryable: true },
+    outputErrors: errors,
+  };
 }

@@ -3,9 +3,22 @@ import type { DecidedEvent } from '@flex/runtime';
 import type { StartedRun } from '@flex/run-model';
 
 /** `node_start` for one attempt; the idempotency key (`runId:nodeId:attempt`) is what the agent dedupes on. */
-export function nodeStart(node: PlanNode, attempt: number, state: StartedRun, capabilityId = node.capabilityId): DecidedEvent {
+export function nodeStart(
+  node: PlanNode,
+  attempt: number,
+  state: StartedRun,
+  capabilityId = node.capabilityId,
+): DecidedEvent {
   return {
     type: 'node_start',
-    payload: JSON.parse(JSON.stringify({ nodeId: node.id, capabilityId, kind: node.kind, attempt, idempotencyKey: `${state.runId}:${node.id}:${attempt}` })),
+    payload: JSON.parse(
+      JSON.stringify({
+        nodeId: node.id,
+        capabilityId,
+        kind: node.kind,
+        attempt,
+        idempotencyKey: `${state.runId}:${node.id}:${attempt}`,
+      }),
+    ),
   };
 }

@@ -32,14 +32,21 @@ export function composeFinalOutput(state: StartedRun): Composition {
   const output: Record<string, unknown> = {};
   for (const key of fieldOrder(hints, declared)) if (values[key] !== undefined) output[key] = values[key];
   const validate = compileUntrustedSchema(schema);
-  const schemaErrors = validate(output).map((e) => ({ path: e.pointer || '/', keyword: e.keyword, message: e.message, roots: rootsOf(e) }));
+  const schemaErrors = validate(output).map((e) => ({
+    path: e.pointer || '/',
+    keyword: e.keyword,
+    message: e.message,
+    roots: rootsOf(e),
+  }));
   if (schemaErrors.length) return { ok: false, errors: schemaErrors, reason: 'output_invalid' };
   const evaluation = evaluateConstraints({ ...values, ...output }, constraints);
   if (evaluation.hardFailures.length) {
     const specs = new Map(constraints.map((c, i) => [c.constraintId ?? `constraint_${i}`, c]));
     const errors = evaluation.hardFailures.flatMap((f) => {
       const spec = specs.get(f.constraintId);
-      return spec ? [{ ...constraintIssue(f.constraintId, spec, f.error), roots: constraintRoots(spec.expr) }] : [];
+      return spec
+        ? [{ ...constraintIssue(f.constraintId, spec, f.error), roots: constraintRoots(spec.expr) }]
+        : [];
     });
     return { ok: false, errors, reason: 'constraint_failed' };
   }
@@ -55,6 +62,8 @@ function rootsOf(e: UntrustedValidationError): string[] {
 }
 
 function fieldOrder(hints: Record<string, unknown> | undefined, declared: string[]): string[] {
-  const hinted = Array.isArray(hints?.fieldOrder) ? hints.fieldOrder.filter((k): k is string => typeof k === 'string') : [];
+  const hinted = Array.isArray(hints?.fieldOrder)
+    ? hints.fieldOrder.filter((k): k is string => typeof k === 'string')
+    : [];
   return [...hinted.filter((k) => declared.includes(k)), ...declared.filter((k) => !hinted.includes(k))];
 }

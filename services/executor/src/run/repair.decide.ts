@@ -20,14 +20,24 @@ export interface RepairCause {
  * runs: a retry within its budget, the next capable agent, a HITL request, `run_failed`. A blamed
  * node downstream of another blamed node is not failed: it runs again anyway once reopened.
  */
-export function repairBlamed(state: PlannedRun, blamed: ReadonlyMap<string, PlainError[]>, cause: RepairCause, options: AdvanceOptions): DecidedEvent[] {
+export function repairBlamed(
+  state: PlannedRun,
+  blamed: ReadonlyMap<string, PlainError[]>,
+  cause: RepairCause,
+  options: AdvanceOptions,
+): DecidedEvent[] {
   const events: DecidedEvent[] = [];
   for (const [nodeId, errors] of blamed) {
     const attempt = Math.max(state.nodes[nodeId]?.attempt ?? 1, 1);
-    events.push({ type: 'validation_error', payload: { scope: cause.scope, nodeId, attempt, errors: errors.slice(0, 50) } });
+    events.push({
+      type: 'validation_error',
+      payload: { scope: cause.scope, nodeId, attempt, errors: errors.slice(0, 50) },
+    });
   }
   const ids = [...blamed.keys()];
-  const earliest = ids.filter((id) => !ids.some((other) => other !== id && descendantsOf(state.plan, other).has(id)));
+  const earliest = ids.filter(
+    (id) => !ids.some((other) => other !== id && descendantsOf(state.plan, other).has(id)),
+  );
   const order = topologicalOrder(state.plan).map((n) => n.id);
   for (const nodeId of earliest) {
     const live = state.nodes[nodeId];
@@ -35,7 +45,14 @@ export function repairBlamed(state: PlannedRun, blamed: ReadonlyMap<string, Plai
     const next = retryAfter(state, nodeId, attempt, true, options.retry ?? DEFAULT_RETRY);
     const below = descendantsOf(state.plan, nodeId);
     const reopens = order.filter((id) => below.has(id) && state.nodes[id]?.status === 'completed');
-    const payload = { nodeId, capabilityId: live?.capabilityId, attempt, error: { ...cause.error, retryable: true }, ...next, ...(reopens.length ? { reopens } : {}) };
+    const payload = {
+      nodeId,
+      capabilityId: live?.capabilityId,
+      attempt,
+      error: { ...cause.error, retryable: true },
+      ...next,
+      ...(reopens.length ? { reopens } : {}),
+    };
     events.push({ type: 'node_error', payload: JSON.parse(JSON.stringify(payload)) });
   }
   return events;

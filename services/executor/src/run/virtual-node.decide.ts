@@ -1,6 +1,15 @@
 import type { PlanGraph, PlanNode } from '@flex/contracts';
 import type { DecidedEvent } from '@flex/runtime';
-import { bindingErrors, constraintRoots, enforcedConstraintErrors, facetKey, topologicalOrder, upstreamOf, type OutputIssue, type StartedRun } from '@flex/run-model';
+import {
+  bindingErrors,
+  constraintRoots,
+  enforcedConstraintErrors,
+  facetKey,
+  topologicalOrder,
+  upstreamOf,
+  type OutputIssue,
+  type StartedRun,
+} from '@flex/run-model';
 import { blameErrors, type RootedError } from './blame';
 import type { AdvanceOptions } from './fallback.decide';
 import { nodeStart } from './node-start';
@@ -19,24 +28,75 @@ export type VirtualRun = { kind: 'ran'; events: DecidedEvent[] } | { kind: 'repa
  * are repaired (retried with the errors as feedback…) and the node runs again after them. When no
  * upstream agent can be blamed, the node fails for good.
  */
-export function runVirtual(state: PlannedRun, node: PlanNode, attempt: number, options: AdvanceOptions): VirtualRun {
+export function runVirtual(
+  state: PlannedRun,
+  node: PlanNode,
+  attempt: number,
+  options: AdvanceOptions,
+): VirtualRun {
   const output = virtualOutput(state, node);
   const errors = virtualErrors(state, node, output);
   const start = nodeStart(node, attempt, state);
   if (errors.length === 0) {
-    return { kind: 'ran', events: [start, { type: 'node_complete', payload: { nodeId: node.id, kind: node.kind, attempt, output, durationMs: 0 } }] };
+    return {
+      kind: 'ran',
+      events: [
+        start,
+        {
+          type: 'node_complete',
+          payload: { nodeId: node.id, kind: node.kind, attempt, output, durationMs: 0 },
+        },
+      ],
+    };
   }
-  const refused: DecidedEvent = { type: 'validation_error', payload: { scope: 'capability_output', nodeId: node.id, attempt, errors: errors.slice(0, 50).map(({ roots: _roots, ...e }) => e) } };
-  const message = `${node.id} combines its upstream outputs into one that breaks its contract: ${errors[0].path} ${errors[0].message}`.slice(0, 8_000);
+  const refused: DecidedEvent = {
+    type: 'validation_error',
+    payload: {
+      scope: 'capability_output',
+      nodeId: node.id,
+      attempt,
+      errors: errors.slice(0, 50).map(({ roots: _roots, ...e }) => e),
+    },
+  };
+  const message =
+    `${node.id} combines its upstream outputs into one that breaks its contract: ${errors[0].path} ${errors[0].message}`.slice(
+      0,
+      8_000,
+    );
   const blamed = blameErrors(state, errors, node);
-  if (blamed) return { kind: 'repair', events: [refused, ...repairBlamed(state, blamed, { scope: 'capability_output', error: { code: 'invalid_output', message } }, options)] };
-  const failed: DecidedEvent = { type: 'node_error', payload: { nodeId: node.id, attempt, error: { code: 'invalid_output', message, retryable: false }, willRetry: false } };
+  if (blamed)
+    return {
+      kind: 'repair',
+      events: [
+        refused,
+        ...repairBlamed(
+          state,
+          blamed,
+          { scope: 'capability_output', error: { code: 'invalid_output', message } },
+          options,
+        ),
+      ],
+    };
+  const failed: DecidedEvent = {
+    type: 'node_error',
+    payload: {
+      nodeId: node.id,
+      attempt,
+      error: { code: 'invalid_output', message, retryable: false },
+      willRetry: false,
+    },
+  };
   return { kind: 'ran', events: [start, refused, failed] };
 }
 
 /** Bindings first; the enforced constraints only on an output that meets them. Each error with the facets it is about. */
 function virtualErrors(state: PlannedRun, node: PlanNode, output: Record<string, unknown>): RootedError[] {
-  const rooted = (e: OutputIssue, roots: string[]): RootedError => ({ ...(e.keyword === undefined ? { path: e.path, message: e.message } : { path: e.path, keyword: e.keyword, message: e.message }), roots });
+  const rooted = (e: OutputIssue, roots: string[]): RootedError => ({
+    ...(e.keyword === undefined
+      ? { path: e.path, message: e.message }
+      : { path: e.path, keyword: e.keyword, message: e.message }),
+    roots,
+  });
   const bound = bindingErrors(node, output);
   if (bound.length) return bound.map((e) => rooted(e, e.facet ? [facetKey(e.facet)] : []));
   const constraints = state.envelope.outputContract.constraints ?? [];
@@ -53,7 +113,9 @@ export function virtualOutput(state: StartedRun, node: PlanNode): Record<string,
   const merged: Record<string, unknown> = {};
   for (const lane of lanes) Object.assign(merged, lane);
   const keys = node.outputFacets.map(facetKey);
-  const kept = node.outputFacets.length ? Object.fromEntries(Object.entries(merged).filter(([k]) => keys.includes(k))) : merged;
+  const kept = node.outputFacets.length
+    ? Object.fromEntries(Object.entries(merged).filter(([k]) => keys.includes(k)))
+    : merged;
   for (const [facet, strategy] of Object.entries(node.merge ?? {})) {
     if (strategy !== 'concat') continue;
     const key = facetKey(facet);

@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { normalizeEnvelope, parseEventPayload, type PlanGraph, type RuntimePolicy, type TaskEnvelope } from '@flex/contracts';
+import {
+  normalizeEnvelope,
+  parseEventPayload,
+  type PlanGraph,
+  type RuntimePolicy,
+  type TaskEnvelope,
+} from '@flex/contracts';
 import { evolveRun, initialRunState, type RunState } from '@flex/run-model';
 import { givenEvents } from '@flex/testing';
 
@@ -18,10 +24,38 @@ export function envelopeWith(runtime: RuntimePolicy[] = []): TaskEnvelope {
 export const plan: PlanGraph = {
   planVersion: 1,
   nodes: [
-    { id: 'structuring-1', kind: 'structuring', label: 'Strategy', capabilityId: 'S.brief', inputFacets: ['objectiveBrief'], outputFacets: ['writerBrief'] },
-    { id: 'execution-1', kind: 'execution', label: 'Writer', capabilityId: 'W.write', inputFacets: ['writerBrief'], outputFacets: ['copyVariants'] },
-    { id: 'validation-1', kind: 'validation', label: 'QA', capabilityId: 'Q.review', inputFacets: ['copyVariants'], outputFacets: ['qaFindings'] },
-    { id: 'fallback-1', kind: 'fallback', label: 'HITL', inputFacets: [], outputFacets: ['copyVariants'], fallbackFor: 'execution-1' },
+    {
+      id: 'structuring-1',
+      kind: 'structuring',
+      label: 'Strategy',
+      capabilityId: 'S.brief',
+      inputFacets: ['objectiveBrief'],
+      outputFacets: ['writerBrief'],
+    },
+    {
+      id: 'execution-1',
+      kind: 'execution',
+      label: 'Writer',
+      capabilityId: 'W.write',
+      inputFacets: ['writerBrief'],
+      outputFacets: ['copyVariants'],
+    },
+    {
+      id: 'validation-1',
+      kind: 'validation',
+      label: 'QA',
+      capabilityId: 'Q.review',
+      inputFacets: ['copyVariants'],
+      outputFacets: ['qaFindings'],
+    },
+    {
+      id: 'fallback-1',
+      kind: 'fallback',
+      label: 'HITL',
+      inputFacets: [],
+      outputFacets: ['copyVariants'],
+      fallbackFor: 'execution-1',
+    },
   ],
   edges: [
     { from: 'structuring-1', to: 'execution-1' },
@@ -43,9 +77,27 @@ type Given = { type: string; payload: unknown; id?: string };
 /** The run's events: start, plan request, the accepted plan, then `more`. */
 export function runEvents(runtime: RuntimePolicy[], ...more: Given[]): Given[] {
   return [
-    { type: 'start', payload: { runId: 'r1', envelope: envelopeWith(runtime), normalization: [], owner: { principal: 'tok_a', role: 'client' } } },
+    {
+      type: 'start',
+      payload: {
+        runId: 'r1',
+        envelope: envelopeWith(runtime),
+        normalization: [],
+        owner: { principal: 'tok_a', role: 'client' },
+      },
+    },
     { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } },
-    { type: 'plan_generated', payload: { planVersion: 1, plan, nodes: [], diagnostics: { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] }, planHash: 'h'.repeat(64), metadata: plan.metadata } },
+    {
+      type: 'plan_generated',
+      payload: {
+        planVersion: 1,
+        plan,
+        nodes: [],
+        diagnostics: { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] },
+        planHash: 'h'.repeat(64),
+        metadata: plan.metadata,
+      },
+    },
     ...more,
   ];
 }
@@ -69,13 +121,31 @@ export function expectValidPayloads(events: ReadonlyArray<{ type: string; payloa
 
 export const started = (nodeId: string, attempt = 1, capabilityId?: string): Given => ({
   type: 'node_start',
-  payload: { nodeId, kind: plan.nodes.find((n) => n.id === nodeId)!.kind, attempt, idempotencyKey: `r1:${nodeId}:${attempt}`, ...(capabilityId ? { capabilityId } : {}) },
+  payload: {
+    nodeId,
+    kind: plan.nodes.find((n) => n.id === nodeId)!.kind,
+    attempt,
+    idempotencyKey: `r1:${nodeId}:${attempt}`,
+    ...(capabilityId ? { capabilityId } : {}),
+  },
 });
-export const completed = (nodeId: string, output: Record<string, unknown>, attempt = 1): Given => ({ type: 'node_complete', payload: { nodeId, attempt, output, durationMs: 5 } });
+export const completed = (nodeId: string, output: Record<string, unknown>, attempt = 1): Given => ({
+  type: 'node_complete',
+  payload: { nodeId, attempt, output, durationMs: 5 },
+});
 
 /** Events up to the writer's completion (structuring and writer done). */
-export const writerDone: Given[] = [started('structuring-1'), completed('structuring-1', brief), started('execution-1'), completed('execution-1', { copyVariants: variants })];
+export const writerDone: Given[] = [
+  started('structuring-1'),
+  completed('structuring-1', brief),
+  started('execution-1'),
+  completed('execution-1', { copyVariants: variants }),
+];
 
 export const qaFindings = (overallScore: number) => ({
-  qaFindings: { overallScore, scores: { readability: overallScore, clarity: overallScore, objectiveFit: overallScore, policyRisk: 0 }, recommendations: [] },
+  qaFindings: {
+    overallScore,
+    scores: { readability: overallScore, clarity: overallScore, objectiveFit: overallScore, policyRisk: 0 },
+    recommendations: [],
+  },
 });

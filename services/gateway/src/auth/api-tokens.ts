@@ -17,18 +17,28 @@ export interface ApiTokens {
   generated?: string;
 }
 
-export const principalId = (token: string) => `tok_${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+export const principalId = (token: string) =>
+  `tok_${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
 
 /** Parse `token:role,token:role`; fail fast on a malformed pair or an unknown role. */
 export function parseApiTokens(spec: string): ApiTokens {
   const byHash = new Map<string, Principal>();
-  for (const pair of spec.split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const pair of spec
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const at = pair.lastIndexOf(':');
     const token = pair.slice(0, at);
     const role = pair.slice(at + 1) as Role;
-    if (at <= 0 || !ROLES.includes(role)) throw new Error(`FLEX_API_TOKENS: "${pair.replace(token, '***')}" is not token:role with role one of ${ROLES.join(', ')}`);
+    if (at <= 0 || !ROLES.includes(role))
+      throw new Error(
+        `FLEX_API_TOKENS: "${pair.replace(token, '***')}" is not token:role with role one of ${ROLES.join(', ')}`,
+      );
     if (token.length < 8) throw new Error('FLEX_API_TOKENS: tokens must be at least 8 characters');
-    if (/^CHANGE-ME/i.test(token)) throw new Error('FLEX_API_TOKENS still holds a CHANGE-ME placeholder from the template: set real tokens');
+    if (/^CHANGE-ME/i.test(token))
+      throw new Error(
+        'FLEX_API_TOKENS still holds a CHANGE-ME placeholder from the template: set real tokens',
+      );
     byHash.set(principalId(token), { id: principalId(token), role });
   }
   if (byHash.size === 0) throw new Error('FLEX_API_TOKENS is set but names no token');

@@ -14,13 +14,19 @@ export class CapabilitiesController {
   @Roles('agent')
   async register(@Req() req: AuthedRequest) {
     const body = (req.body ?? {}) as { registration?: unknown; instanceId?: unknown };
-    const payload = body.registration ? body : { registration: body, instanceId: (body as { instanceId?: unknown }).instanceId };
+    const payload = body.registration
+      ? body
+      : { registration: body, instanceId: (body as { instanceId?: unknown }).instanceId };
     try {
-      return await this.runtime.messaging.request(registrySubjects(this.runtime.prefix).register, payload, { timeoutMs: 5000 });
+      return await this.runtime.messaging.request(registrySubjects(this.runtime.prefix).register, payload, {
+        timeoutMs: 5000,
+      });
     } catch (error) {
       const e = error as { code?: string; message?: string; details?: unknown };
-      if (e.code === 'invalid_registration') throw apiError(400, 'invalid_registration', e.message ?? 'registration rejected', e.details ?? {});
-      if (e.code === 'NO_RESPONDERS' || e.code === 'TIMEOUT') throw apiError(503, 'registry_unavailable', 'the registry did not answer; try again');
+      if (e.code === 'invalid_registration')
+        throw apiError(400, 'invalid_registration', e.message ?? 'registration rejected', e.details ?? {});
+      if (e.code === 'NO_RESPONDERS' || e.code === 'TIMEOUT')
+        throw apiError(503, 'registry_unavailable', 'the registry did not answer; try again');
       throw error;
     }
   }
@@ -32,7 +38,8 @@ export class CapabilitiesController {
       return await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix);
     } catch (error) {
       const code = (error as { code?: string }).code;
-      if (code === 'NO_RESPONDERS' || code === 'TIMEOUT') throw apiError(503, 'registry_unavailable', 'the registry did not answer; try again');
+      if (code === 'NO_RESPONDERS' || code === 'TIMEOUT')
+        throw apiError(503, 'registry_unavailable', 'the registry did not answer; try again');
       throw error;
     }
   }

@@ -9,7 +9,10 @@ import { DASHBOARD_HTML } from './dashboard.page';
 export class DashboardController {
   @Get()
   @Header('Content-Type', 'text/html; charset=utf-8')
-  @Header('Content-Security-Policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
+  @Header(
+    'Content-Security-Policy',
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+  )
   @Header('X-Content-Type-Options', 'nosniff')
   page(): string {
     return DASHBOARD_HTML;

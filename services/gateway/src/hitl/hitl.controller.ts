@@ -1,6 +1,12 @@
 import { Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import { HitlResolveRequestSchema, runStreamId } from '@flex/contracts';
-import { decideHitlResolve, enforcedConstraintErrors, nodeOutputErrors, type OutputIssue, type RunState } from '@flex/run-model';
+import {
+  decideHitlResolve,
+  enforcedConstraintErrors,
+  nodeOutputErrors,
+  type OutputIssue,
+  type RunState,
+} from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { controlCommand, parseBody } from './run-command';
@@ -21,12 +27,23 @@ export class HitlController {
   @Roles('operator')
   async resolve(@Req() req: AuthedRequest) {
     const request = parseBody(HitlResolveRequestSchema, req.body);
-    const { appended, state } = await controlCommand(this.runtime, runStreamId(request.runId), req.principal.id, (s) =>
-      decideHitlResolve(s, request, req.principal.id, outputErrors(s, request.requestId, request.payload)),
+    const { appended, state } = await controlCommand(
+      this.runtime,
+      runStreamId(request.runId),
+      req.principal.id,
+      (s) =>
+        decideHitlResolve(s, request, req.principal.id, outputErrors(s, request.requestId, request.payload)),
     );
     const recorded = state.status === 'none' ? undefined : state.hitl[request.requestId];
     const takesEffect = recorded?.status === 'decided' ? 'on_resume' : 'now';
-    return { ok: true, runId: request.runId, requestId: request.requestId, decision: request.decision, takesEffect, position: appended[0]?.position };
+    return {
+      ok: true,
+      runId: request.runId,
+      requestId: request.requestId,
+      decision: request.decision,
+      takesEffect,
+      position: appended[0]?.position,
+    };
   }
 }
 
@@ -38,7 +55,14 @@ export class HitlController {
 function outputErrors(state: RunState, requestId: string, payload: unknown): OutputIssue[] {
   if (state.status === 'none' || !state.plan) return [];
   const pending = state.hitl[requestId];
-  if (pending?.mode !== 'node_output' || !pending.nodeId || !payload || typeof payload !== 'object' || Array.isArray(payload)) return [];
+  if (
+    pending?.mode !== 'node_output' ||
+    !pending.nodeId ||
+    !payload ||
+    typeof payload !== 'object' ||
+    Array.isArray(payload)
+  )
+    return [];
   const node = state.plan.nodes.find((n) => n.id === pending.nodeId);
   if (!node) return [];
   const errors = nodeOutputErrors(node, payload);

@@ -6,12 +6,18 @@ import type { z } from 'zod';
 import { apiError } from '../http/api-error';
 
 /** Parse a request body once; a bad body is a 400 naming the path, and changes nothing. */
-export function parseBody<S extends z.ZodType>(schema: S, body: unknown, code = 'invalid_request'): z.output<S> {
+export function parseBody<S extends z.ZodType>(
+  schema: S,
+  body: unknown,
+  code = 'invalid_request',
+): z.output<S> {
   const parsed = schema.safeParse(body ?? {}, { reportInput: true });
   if (parsed.success) return parsed.data;
   const issues = zodIssuesToValidationIssues(parsed.error.issues);
   const first = issues[0];
-  throw apiError(400, code, `${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid body'}`, { issues: issues.slice(0, 50) });
+  throw apiError(400, code, `${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid body'}`, {
+    issues: issues.slice(0, 50),
+  });
 }
 
 /**
@@ -45,7 +51,12 @@ export async function controlCommand(
       outcome = decide(s);
       return outcome.ok ? outcome.events : (outcome.events ?? []);
     },
-    metadata: (s) => ({ correlationId: s.status === 'none' ? runtime.ids.uuid() : s.correlationId, actor, producer: 'gateway', planVersion: s.status === 'none' ? undefined : s.planVersion || undefined }),
+    metadata: (s) => ({
+      correlationId: s.status === 'none' ? runtime.ids.uuid() : s.correlationId,
+      actor,
+      producer: 'gateway',
+      planVersion: s.status === 'none' ? undefined : s.planVersion || undefined,
+    }),
     clock: runtime.clock,
     ids: runtime.ids,
   });

@@ -17,12 +17,23 @@ export class ApiErrorFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const body = exception.getResponse();
       const status = exception.getStatus();
-      if (typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'object') {
+      if (
+        typeof body === 'object' &&
+        body !== null &&
+        typeof (body as { error?: unknown }).error === 'object'
+      ) {
         res.status(status).json(body);
         return;
       }
-      const message = typeof body === 'string' ? body : ((body as { message?: unknown }).message ?? exception.message);
-      res.status(status).json({ error: { code: status === 404 ? 'not_found' : `http_${status}`, message: String(message), details: {} } });
+      const message =
+        typeof body === 'string' ? body : ((body as { message?: unknown }).message ?? exception.message);
+      res.status(status).json({
+        error: {
+          code: status === 404 ? 'not_found' : `http_${status}`,
+          message: String(message),
+          details: {},
+        },
+      });
       return;
     }
     this.logger.error('unhandled error', { error: exception });

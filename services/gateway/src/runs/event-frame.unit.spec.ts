@@ -9,15 +9,36 @@ const failure = {
   suggestion: 'Register an agent whose outputContract includes copyVariants.\nOr drop it.',
 };
 const rejected = { status: 'rejected', satisfactionScore: 0, failures: [failure], warnings: [], infos: [] };
-const advisory = { severity: 'informational', status: 'unknown', cause: 'advisory', constraintId: 'tone_hint' };
-const accepted = { status: 'accepted_with_findings', satisfactionScore: 0.75, verdict: 'proven', failures: [], warnings: [], infos: [advisory] };
+const advisory = {
+  severity: 'informational',
+  status: 'unknown',
+  cause: 'advisory',
+  constraintId: 'tone_hint',
+};
+const accepted = {
+  status: 'accepted_with_findings',
+  satisfactionScore: 0.75,
+  verdict: 'proven',
+  failures: [],
+  warnings: [],
+  infos: [advisory],
+};
 
 describe('event messages of planning events', () => {
   it.each<[string, Record<string, unknown>, string]>([
     ['plan_requested', { attempt: 1, reason: 'initial' }, 'planning (attempt 1)'],
     [
       'plan_requested',
-      { attempt: 4, reason: 'rejected', fallback: { planner: 'rule-based', from: 'llm', reason: 'drafts_rejected', message: 'llm drafts rejected 3 time(s)' } },
+      {
+        attempt: 4,
+        reason: 'rejected',
+        fallback: {
+          planner: 'rule-based',
+          from: 'llm',
+          reason: 'drafts_rejected',
+          message: 'llm drafts rejected 3 time(s)',
+        },
+      },
       'planning (attempt 4, rejected; rule-based fallback: llm drafts rejected 3 time(s))',
     ],
     [
@@ -25,17 +46,49 @@ describe('event messages of planning events', () => {
       { attempt: 1, diagnostics: rejected },
       'plan rejected (rejected, score 0): facet.copyVariants: an active capability produces copyVariants → Register an agent whose outputContract includes copyVariants.',
     ],
-    ['plan_generated', { planVersion: 1, nodes: [{ nodeId: 'a' }, { nodeId: 'b' }], diagnostics: accepted }, 'plan v1 accepted (accepted_with_findings, score 0.75, proven): a → b'],
-    ['plan_updated', { previousVersion: 1, version: 2, diagnostics: accepted }, 'plan updated v1 → v2 (accepted_with_findings, score 0.75, proven)'],
+    [
+      'plan_generated',
+      { planVersion: 1, nodes: [{ nodeId: 'a' }, { nodeId: 'b' }], diagnostics: accepted },
+      'plan v1 accepted (accepted_with_findings, score 0.75, proven): a → b',
+    ],
+    [
+      'plan_updated',
+      { previousVersion: 1, version: 2, diagnostics: accepted },
+      'plan updated v1 → v2 (accepted_with_findings, score 0.75, proven)',
+    ],
     [
       'run_failed',
-      { code: 'PLANNER_NO_CAPABILITIES', reason: 'planner: no active capability produces copyVariants', diagnostics: rejected },
+      {
+        code: 'PLANNER_NO_CAPABILITIES',
+        reason: 'planner: no active capability produces copyVariants',
+        diagnostics: rejected,
+      },
       'run failed (PLANNER_NO_CAPABILITIES): planner: no active capability produces copyVariants [facet.copyVariants: an active capability produces copyVariants → Register an agent whose outputContract includes copyVariants.]',
     ],
-    ['run_failed', { code: 'plan_rejected', reason: 'no valid plan: an active capability produces copyVariants', diagnostics: rejected }, 'run failed (plan_rejected): no valid plan: an active capability produces copyVariants'],
-    ['run_failed', { code: 'node_failed', reason: 'writer failed' }, 'run failed (node_failed): writer failed'],
-    ['run_cancelled', { cancelledBy: 'token:abc', reason: 'not needed', from: 'running', closedHitlRequests: [] }, 'run cancelled by token:abc: not needed'],
-    ['run_cancelled', { cancelledBy: 'token:abc', from: 'paused', closedHitlRequests: ['hitl-1'] }, 'run cancelled by token:abc'],
+    [
+      'run_failed',
+      {
+        code: 'plan_rejected',
+        reason: 'no valid plan: an active capability produces copyVariants',
+        diagnostics: rejected,
+      },
+      'run failed (plan_rejected): no valid plan: an active capability produces copyVariants',
+    ],
+    [
+      'run_failed',
+      { code: 'node_failed', reason: 'writer failed' },
+      'run failed (node_failed): writer failed',
+    ],
+    [
+      'run_cancelled',
+      { cancelledBy: 'token:abc', reason: 'not needed', from: 'running', closedHitlRequests: [] },
+      'run cancelled by token:abc: not needed',
+    ],
+    [
+      'run_cancelled',
+      { cancelledBy: 'token:abc', from: 'paused', closedHitlRequests: ['hitl-1'] },
+      'run cancelled by token:abc',
+    ],
   ])('%s %j', (type, payload, message) => {
     expect(describeEvent(type, payload)).toBe(message);
   });

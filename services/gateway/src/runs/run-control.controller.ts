@@ -27,11 +27,19 @@ export class RunControlController {
   async trigger(@Req() req: AuthedRequest, @Param('id') id: string, @Param('policyId') policyId: string) {
     const runId = check(id, 'id');
     const streamId = await this.runs.assertVisible(req.principal, runId);
-    const limits = { maxReplans: this.runtime.config.FLEX_MAX_REPLANS, maxHitlRequests: this.runtime.config.FLEX_MAX_HITL_REQUESTS };
+    const limits = {
+      maxReplans: this.runtime.config.FLEX_MAX_REPLANS,
+      maxHitlRequests: this.runtime.config.FLEX_MAX_HITL_REQUESTS,
+    };
     const appended = await runControlCommand(this.runtime, streamId, req.principal.id, (state) =>
       decideManualTrigger(state, runId, check(policyId, 'policyId'), this.runtime.clock.now(), limits),
     );
-    return { ok: true, runId, policyId, events: appended.map((e) => ({ type: e.type, position: e.position })) };
+    return {
+      ok: true,
+      runId,
+      policyId,
+      events: appended.map((e) => ({ type: e.type, position: e.position })),
+    };
   }
 
   /**
@@ -45,7 +53,9 @@ export class RunControlController {
   async resume(@Req() req: AuthedRequest, @Res() res: Response): Promise<void> {
     const body = parseBody(ResumeRequestSchema, req.body);
     const streamId = await this.runs.assertVisible(req.principal, body.runId);
-    const appended = await runControlCommand(this.runtime, streamId, req.principal.id, (state) => decideResume(state, body.runId, body.expectedPlanVersion, req.principal.id));
+    const appended = await runControlCommand(this.runtime, streamId, req.principal.id, (state) =>
+      decideResume(state, body.runId, body.expectedPlanVersion, req.principal.id),
+    );
     res.setHeader('X-Flex-Run-Id', body.runId);
     openSse(res);
     const afterPosition = appended[0].position - 1;
@@ -54,6 +64,9 @@ export class RunControlController {
 }
 
 function check(value: string, path: string): string {
-  if (!ID.test(value)) throw apiError(400, 'invalid_path_parameter', `${path} must be 1–100 letters, digits, _ . : or -`, { path });
+  if (!ID.test(value))
+    throw apiError(400, 'invalid_path_parameter', `${path} must be 1–100 letters, digits, _ . : or -`, {
+      path,
+    });
   return value;
 }

@@ -26,7 +26,13 @@ export class RunsController {
     @Headers('traceparent') traceparent?: string,
     @Headers('idempotency-key') idempotencyKey?: string,
   ): Promise<void> {
-    const started = await this.runs.start({ body: req.body, principal: req.principal, correlationId: clean(correlationId), traceparent: clean(traceparent), idempotencyKey: clean(idempotencyKey) });
+    const started = await this.runs.start({
+      body: req.body,
+      principal: req.principal,
+      correlationId: clean(correlationId),
+      traceparent: clean(traceparent),
+      idempotencyKey: clean(idempotencyKey),
+    });
     res.setHeader('X-Flex-Run-Id', started.runId);
     openSse(res);
     await followRun(this.runtime, started.streamId, { afterPosition: 0, end: 'terminal_or_rest' }, res);
@@ -36,7 +42,8 @@ export class RunsController {
   @Roles('client', 'operator')
   async list(@Req() req: AuthedRequest, @Query('limit') limit?: string, @Query('status') status?: string) {
     const n = limit === undefined ? 50 : Number(limit);
-    if (!Number.isInteger(n) || n < 1 || n > 500) throw apiError(400, 'invalid_query', 'limit must be an integer from 1 to 500', { path: 'limit' });
+    if (!Number.isInteger(n) || n < 1 || n > 500)
+      throw apiError(400, 'invalid_query', 'limit must be an integer from 1 to 500', { path: 'limit' });
     return { runs: await this.runs.list(req.principal, n, status) };
   }
 
@@ -52,17 +59,28 @@ export class RunsController {
    */
   @Get('runs/:id/events')
   @Roles('client', 'operator')
-  async events(@Req() req: AuthedRequest, @Res() res: Response, @Param('id') id: string, @Headers('last-event-id') lastEventId?: string): Promise<void> {
+  async events(
+    @Req() req: AuthedRequest,
+    @Res() res: Response,
+    @Param('id') id: string,
+    @Headers('last-event-id') lastEventId?: string,
+  ): Promise<void> {
     const streamId = await this.runs.assertVisible(req.principal, checkRunId(id));
     const after = lastEventId === undefined || lastEventId === '' ? 0 : Number(lastEventId);
-    if (!Number.isSafeInteger(after) || after < 0) throw apiError(400, 'invalid_last_event_id', 'Last-Event-ID must be an event position (a non-negative integer)');
+    if (!Number.isSafeInteger(after) || after < 0)
+      throw apiError(
+        400,
+        'invalid_last_event_id',
+        'Last-Event-ID must be an event position (a non-negative integer)',
+      );
     openSse(res);
     await followRun(this.runtime, streamId, { afterPosition: after, end: 'terminal' }, res);
   }
 }
 
 function checkRunId(id: string): string {
-  if (!RUN_ID.test(id)) throw apiError(400, 'invalid_run_id', 'run ids are 1–100 letters, digits, _ or -', { path: 'id' });
+  if (!RUN_ID.test(id))
+    throw apiError(400, 'invalid_run_id', 'run ids are 1–100 letters, digits, _ or -', { path: 'id' });
   return id;
 }
 

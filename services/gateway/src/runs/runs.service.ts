@@ -28,15 +28,24 @@ export class RunsService {
     const normalized = normalizeEnvelope(request.body);
     if (!normalized.ok) {
       const first = normalized.errors[0];
-      throw apiError(400, 'invalid_envelope', `${at(first.path)}${first.message}${first.hint ? ` (${first.hint})` : ''}`, { issues: normalized.errors.slice(0, 50) });
+      throw apiError(
+        400,
+        'invalid_envelope',
+        `${at(first.path)}${first.message}${first.hint ? ` (${first.hint})` : ''}`,
+        { issues: normalized.errors.slice(0, 50) },
+      );
     }
     const schemaIssues = checkUntrustedSchema(normalized.envelope.outputContract.schema);
     if (schemaIssues.length) {
       const first = schemaIssues[0];
-      throw apiError(400, 'invalid_output_contract', `${at(first.path)}${first.message}`, { issues: schemaIssues.slice(0, 50) });
+      throw apiError(400, 'invalid_output_contract', `${at(first.path)}${first.message}`, {
+        issues: schemaIssues.slice(0, 50),
+      });
     }
     const { ids, clock, store } = this.runtime;
-    const key = request.idempotencyKey ? contentHash({ principal: request.principal.id, key: request.idempotencyKey }) : undefined;
+    const key = request.idempotencyKey
+      ? contentHash({ principal: request.principal.id, key: request.idempotencyKey })
+      : undefined;
     const runId = key ? `run_${key.slice(0, 32)}` : `run_${ids.uuid().replace(/-/g, '')}`;
     const streamId = runStreamId(runId);
     const envelope = normalized.envelope;
@@ -51,15 +60,34 @@ export class RunsService {
       const result = await store.append(
         streamId,
         [
-          { id: ids.uuid(), type: 'start', timestamp, metadata, payload: { runId, threadId: envelope.threadId, envelope, normalization: normalized.changes, owner: { principal: request.principal.id, role: request.principal.role } } },
-          { id: ids.uuid(), type: 'plan_requested', timestamp, metadata, payload: { attempt: 1, reason: 'initial', policyKeys: policyKeys(envelope) } },
+          {
+            id: ids.uuid(),
+            type: 'start',
+            timestamp,
+            metadata,
+            payload: {
+              runId,
+              threadId: envelope.threadId,
+              envelope,
+              normalization: normalized.changes,
+              owner: { principal: request.principal.id, role: request.principal.role },
+            },
+          },
+          {
+            id: ids.uuid(),
+            type: 'plan_requested',
+            timestamp,
+            metadata,
+            payload: { attempt: 1, reason: 'initial', policyKeys: policyKeys(envelope) },
+          },
         ],
         { expectedVersion: 'no_stream', idempotencyKey: key ? `gateway:start:${key}` : undefined },
       );
       this.runtime.metrics.inc('flex.run.started');
       return { runId, streamId, duplicate: result.duplicate };
     } catch (error) {
-      if (key && (error as { code?: string }).code === 'WRONG_EXPECTED_VERSION') return { runId, streamId, duplicate: true };
+      if (key && (error as { code?: string }).code === 'WRONG_EXPECTED_VERSION')
+        return { runId, streamId, duplicate: true };
       throw error;
     }
   }
@@ -71,7 +99,11 @@ export class RunsService {
 
   async list(principal: Principal, limit: number, status?: string): Promise<RunSummary[]> {
     await this.fresh();
-    return listRuns(this.runtime.database.db, { owner: principal.role === 'client' ? principal.id : undefined, limit, status });
+    return listRuns(this.runtime.database.db, {
+      owner: principal.role === 'client' ? principal.id : undefined,
+      limit,
+      status,
+    });
   }
 
   /** A client sees only its own runs: another's run is a 404, as if it did not exist. */
@@ -89,7 +121,8 @@ export class RunsService {
     const streamId = runStreamId(runId);
     const [first] = await this.runtime.store.readStream(streamId, { limit: 1 });
     const owner = (first?.payload as { owner?: { principal?: string } } | undefined)?.owner?.principal;
-    if (!first || (principal.role === 'client' && owner !== principal.id)) throw apiError(404, 'run_not_found', `no run ${runId}`, { runId });
+    if (!first || (principal.role === 'client' && owner !== principal.id))
+      throw apiError(404, 'run_not_found', `no run ${runId}`, { runId });
     return streamId;
   }
 }

@@ -18,7 +18,13 @@ export interface ChatRequest {
 
 export type ChatResult =
   | { ok: true; content: string; model: string; usage: { input: number; output: number } }
-  | { ok: false; kind: 'rate_limited' | 'timeout' | 'unavailable' | 'malformed'; message: string; retryAfterMs?: number; usage: { input: number; output: number } };
+  | {
+      ok: false;
+      kind: 'rate_limited' | 'timeout' | 'unavailable' | 'malformed';
+      message: string;
+      retryAfterMs?: number;
+      usage: { input: number; output: number };
+    };
 
 const NO_USAGE = { input: 0, output: 0 };
 
@@ -41,14 +47,33 @@ async function once(request: ChatRequest): Promise<ChatResult> {
   try {
     response = await fetch(`${request.baseUrl.replace(/\/+$/, '')}/chat/completions`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...(request.apiKey ? { authorization: `Bearer ${request.apiKey}` } : {}) },
-      body: JSON.stringify({ model: request.model, temperature: 0, messages: request.messages, response_format: request.responseFormat }),
+      headers: {
+        'content-type': 'application/json',
+        ...(request.apiKey ? { authorization: `Bearer ${request.apiKey}` } : {}),
+      },
+      body: JSON.stringify({
+        model: request.model,
+        temperature: 0,
+        messages: request.messages,
+        response_format: request.responseFormat,
+      }),
       signal: AbortSignal.timeout(request.timeoutMs),
     });
   } catch (error) {
     const name = (error as Error).name;
-    if (name === 'TimeoutError' || name === 'AbortError') return { ok: false, kind: 'timeout', message: `no answer within ${request.timeoutMs} ms`, usage: NO_USAGE };
-    return { ok: false, kind: 'unavailable', message: `LLM unreachable: ${(error as Error).message}`, usage: NO_USAGE };
+    if (name === 'TimeoutError' || name === 'AbortError')
+      return {
+        ok: false,
+        kind: 'timeout',
+        message: `no answer within ${request.timeoutMs} ms`,
+        usage: NO_USAGE,
+      };
+    return {
+      ok: false,
+      kind: 'unavailable',
+      message: `LLM unreachable: ${(error as Error).message}`,
+      usage: NO_USAGE,
+    };
   }
   return readResponse(response, request.timeoutMs);
 }
@@ -59,21 +84,48 @@ async function readResponse(response: Response, timeoutMs: number): Promise<Chat
     text = await response.text();
   } catch (error) {
     const timedOut = (error as Error).name === 'TimeoutError' || (error as Error).name === 'AbortError';
-    return { ok: false, kind: timedOut ? 'timeout' : 'unavailable', message: timedOut ? `no answer within ${timeoutMs} ms` : (error as Error).message, usage: NO_USAGE };
+    return {
+      ok: false,
+      kind: timedOut ? 'timeout' : 'unavailable',
+      message: timedOut ? `no answer within ${timeoutMs} ms` : (error as Error).message,
+      usage: NO_USAGE,
+    };
   }
   if (response.status === 429) {
-    return { ok: false, kind: 'rate_limited', message: 'LLM API rate limited (429)', retryAfterMs: retryAfterMs(response.headers.get('retry-after')), usage: NO_USAGE };
+    return {
+      ok: false,
+      kind: 'rate_limited',
+      message: 'LLM API rate limited (429)',
+      retryAfterMs: retryAfterMs(response.headers.get('retry-after')),
+      usage: NO_USAGE,
+    };
   }
-  if (!response.ok) return { ok: false, kind: 'unavailable', message: `LLM API answered ${response.status}: ${text.slice(0, 300)}`, usage: NO_USAGE };
-  let body: { model?: unknown; choices?: Array<{ message?: { content?: unknown } }>; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
+  if (!response.ok)
+    return {
+      ok: false,
+      kind: 'unavailable',
+      message: `LLM API answered ${response.status}: ${text.slice(0, 300)}`,
+      usage: NO_USAGE,
+    };
+  let body: {
+    model?: unknown;
+    choices?: Array<{ message?: { content?: unknown } }>;
+    usage?: { prompt_tokens?: unknown; completion_tokens?: unknown };
+  };
   try {
     body = JSON.parse(text);
   } catch {
-    return { ok: false, kind: 'malformed', message: 'the LLM API answered with something that is not JSON', usage: NO_USAGE };
+    return {
+      ok: false,
+      kind: 'malformed',
+      message: 'the LLM API answered with something that is not JSON',
+      usage: NO_USAGE,
+    };
   }
   const usage = { input: count(body.usage?.prompt_tokens), output: count(body.usage?.completion_tokens) };
   const content = body.choices?.[0]?.message?.content;
-  if (typeof content !== 'string') return { ok: false, kind: 'malformed', message: 'the completion has no message content', usage };
+  if (typeof content !== 'string')
+    return { ok: false, kind: 'malformed', message: 'the completion has no message content', usage };
   return { ok: true, content, model: typeof body.model === 'string' ? body.model : 'unknown', usage };
 }
 

@@ -10,7 +10,10 @@ interface AnswerNode {
 }
 
 /** LLM answers for tests: the spec sample planned as strategy → writer (→ QA). */
-export function llmAnswer(options: { qa?: boolean; wording?: string } = {}): { nodes: AnswerNode[]; rationale: string } {
+export function llmAnswer(options: { qa?: boolean; wording?: string } = {}): {
+  nodes: AnswerNode[];
+  rationale: string;
+} {
   const wording = options.wording ?? 'Write the brief.';
   const nodes: AnswerNode[] = [
     {

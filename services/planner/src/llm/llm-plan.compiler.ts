@@ -1,4 +1,11 @@
-import { getFacetCatalog, PlanGraphSchema, type CapabilityRegistration, type PlanEdge, type PlanGraph, type PlanNode } from '@flex/contracts';
+import {
+  getFacetCatalog,
+  PlanGraphSchema,
+  type CapabilityRegistration,
+  type PlanEdge,
+  type PlanGraph,
+  type PlanNode,
+} from '@flex/contracts';
 import { assignEnforces, compileNode, dependencyOrder, fallbackNode } from '../plan/node-compiler';
 import type { PlannerRequest } from '../plan/planner';
 import { plannerInputHash } from '../plan/planner-input';
@@ -23,7 +30,11 @@ const AGENT_KINDS = new Set(['structuring', 'execution', 'validation']);
  * fallback and metadata. Problems that make the proposal unusable (unknown capability or facet,
  * dangling dependency, duplicate id) are returned so the LLM can be asked to repair them.
  */
-export function compileLlmPlan(answer: LlmPlan, request: PlannerRequest, provenance: LlmProvenance): CompiledLlmPlan {
+export function compileLlmPlan(
+  answer: LlmPlan,
+  request: PlannerRequest,
+  provenance: LlmProvenance,
+): CompiledLlmPlan {
   const problems = proposalProblems(answer, request.capabilities);
   if (problems.length) return { ok: false, problems };
   const byId = new Map(request.capabilities.map((c) => [c.capabilityId, c]));
@@ -31,11 +42,20 @@ export function compileLlmPlan(answer: LlmPlan, request: PlannerRequest, provena
   let branchIndex = 0;
   let nodes = answer.nodes
     .filter((n) => n.kind !== 'fallback')
-    .map((n) => toNode(n, n.capabilityId ? byId.get(n.capabilityId) : undefined, n.kind === 'branch' ? { index: branchIndex++, count: branchCount } : undefined));
+    .map((n) =>
+      toNode(
+        n,
+        n.capabilityId ? byId.get(n.capabilityId) : undefined,
+        n.kind === 'branch' ? { index: branchIndex++, count: branchCount } : undefined,
+      ),
+    );
   const ids = new Set(nodes.map((n) => n.id));
   const edges: PlanEdge[] = nodes.flatMap((n) => {
     const deps = answer.nodes.find((a) => a.id === n.id)?.dependsOn ?? [];
-    return [...new Set(deps)].filter((d) => ids.has(d)).sort().map((from) => ({ from, to: n.id }));
+    return [...new Set(deps)]
+      .filter((d) => ids.has(d))
+      .sort()
+      .map((from) => ({ from, to: n.id }));
   });
   nodes = assignEnforces(dependencyOrder(nodes, edges), request.envelope);
   const terminal = [...nodes].reverse().find((n) => n.kind === 'execution') ?? nodes[nodes.length - 1];
@@ -60,11 +80,16 @@ export function compileLlmPlan(answer: LlmPlan, request: PlannerRequest, provena
   };
   const merged = request.replan ? keepCompletedWork(plan, request.replan) : plan;
   const parsed = PlanGraphSchema.safeParse(merged);
-  if (!parsed.success) return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
+  if (!parsed.success)
+    return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) };
   return { ok: true, plan: parsed.data };
 }
 
-function toNode(n: LlmPlanNode, cap: CapabilityRegistration | undefined, branch: PlanNode['branch']): PlanNode {
+function toNode(
+  n: LlmPlanNode,
+  cap: CapabilityRegistration | undefined,
+  branch: PlanNode['branch'],
+): PlanNode {
   const derived = cap !== undefined && n.outputFacets.some((f) => !cap.outputContract.includes(f));
   return compileNode({
     id: n.id,
@@ -89,11 +114,16 @@ function proposalProblems(answer: LlmPlan, capabilities: readonly CapabilityRegi
     ids.add(n.id);
   }
   for (const n of answer.nodes) {
-    if (n.capabilityId && !capabilities.some((c) => c.capabilityId === n.capabilityId)) problems.push(`node ${n.id}: capability ${n.capabilityId} is not registered and active`);
-    if (AGENT_KINDS.has(n.kind) && !n.capabilityId) problems.push(`node ${n.id}: a ${n.kind} node needs a capabilityId`);
-    for (const f of [...n.inputFacets, ...n.outputFacets]) if (!catalog.has(f)) problems.push(`node ${n.id}: unknown facet ${f}`);
-    for (const d of n.dependsOn) if (!ids.has(d) || d === n.id) problems.push(`node ${n.id}: depends on unknown node ${d}`);
+    if (n.capabilityId && !capabilities.some((c) => c.capabilityId === n.capabilityId))
+      problems.push(`node ${n.id}: capability ${n.capabilityId} is not registered and active`);
+    if (AGENT_KINDS.has(n.kind) && !n.capabilityId)
+      problems.push(`node ${n.id}: a ${n.kind} node needs a capabilityId`);
+    for (const f of [...n.inputFacets, ...n.outputFacets])
+      if (!catalog.has(f)) problems.push(`node ${n.id}: unknown facet ${f}`);
+    for (const d of n.dependsOn)
+      if (!ids.has(d) || d === n.id) problems.push(`node ${n.id}: depends on unknown node ${d}`);
   }
-  if (!answer.nodes.some((n) => n.kind !== 'fallback')) problems.push('the plan has no node besides a fallback');
+  if (!answer.nodes.some((n) => n.kind !== 'fallback'))
+    problems.push('the plan has no node besides a fallback');
   return problems;
 }

@@ -41,7 +41,16 @@ export const LLM_PLAN_RESPONSE_FORMAT = {
           items: {
             type: 'object',
             additionalProperties: false,
-            required: ['id', 'kind', 'capabilityId', 'inputFacets', 'outputFacets', 'dependsOn', 'instructions', 'rationale'],
+            required: [
+              'id',
+              'kind',
+              'capabilityId',
+              'inputFacets',
+              'outputFacets',
+              'dependsOn',
+              'instructions',
+              'rationale',
+            ],
             properties: {
               id: { type: 'string' },
               kind: { type: 'string', enum: [...PLAN_NODE_KINDS] },

@@ -1,6 +1,12 @@
 import type { PlannerError, PlannerOutput } from '@flex/contracts';
 import { matchesAny } from '../plan/capability-scoring';
-import { isPlannerError, plannerError, plannerOutput, type Planner, type PlannerRequest } from '../plan/planner';
+import {
+  isPlannerError,
+  plannerError,
+  plannerOutput,
+  type Planner,
+  type PlannerRequest,
+} from '../plan/planner';
 import { chatCompletion, type ChatMessage, type ChatResult } from './chat-client';
 import { compileLlmPlan } from './llm-plan.compiler';
 import { LLM_PLAN_RESPONSE_FORMAT, LlmPlanSchema } from './llm-plan.schema';
@@ -47,17 +53,32 @@ export class LlmPlanner implements Planner {
       if (precheck) return precheck;
       return await this.ask(request);
     } catch (error) {
-      return this.fallback(request, { code: 'PLANNER_INTERNAL', reason: `LLM planner failed: ${(error as Error).message}`, retryable: false }, { input: 0, output: 0 });
+      return this.fallback(
+        request,
+        {
+          code: 'PLANNER_INTERNAL',
+          reason: `LLM planner failed: ${(error as Error).message}`,
+          retryable: false,
+        },
+        { input: 0, output: 0 },
+      );
     }
   }
 
   /** What no model can fix is answered before any call: an empty registry, a required capability that is not there. */
   private precheck(request: PlannerRequest): PlannerError | undefined {
-    if (request.capabilities.length === 0) return plannerError('PLANNER_NO_CAPABILITIES', 'no capability is registered and active');
+    if (request.capabilities.length === 0)
+      return plannerError('PLANNER_NO_CAPABILITIES', 'no capability is registered and active');
     const required = request.envelope.policies?.planner?.selection?.require ?? [];
-    const missing = required.filter((r) => !request.capabilities.some((c) => matchesAny(c.capabilityId, [r])));
+    const missing = required.filter(
+      (r) => !request.capabilities.some((c) => matchesAny(c.capabilityId, [r])),
+    );
     if (missing.length) {
-      return plannerError('PLANNER_NO_CAPABILITIES', `required capability ${missing.join(', ')} is not registered and active`, { required: missing[0], missingRequired: missing });
+      return plannerError(
+        'PLANNER_NO_CAPABILITIES',
+        `required capability ${missing.join(', ')} is not registered and active`,
+        { required: missing[0], missingRequired: missing },
+      );
     }
     return undefined;
   }
@@ -67,7 +88,11 @@ export class LlmPlanner implements Planner {
     const tokens = { input: 0, output: 0 };
     let problems: string[] = [];
     for (let answer = 1; answer <= this.options.maxAnswers; answer++) {
-      const reply: ChatResult = await chatCompletion({ ...this.options, messages, responseFormat: LLM_PLAN_RESPONSE_FORMAT });
+      const reply: ChatResult = await chatCompletion({
+        ...this.options,
+        messages,
+        responseFormat: LLM_PLAN_RESPONSE_FORMAT,
+      });
       tokens.input += reply.usage.input;
       tokens.output += reply.usage.output;
       if (!reply.ok) {
@@ -89,13 +114,28 @@ export class LlmPlanner implements Planner {
       } else {
         problems = parsed.problems;
       }
-      messages.push({ role: 'assistant', content: reply.content.slice(0, 20_000) }, repairMessage(problems.slice(0, 20)));
+      messages.push(
+        { role: 'assistant', content: reply.content.slice(0, 20_000) },
+        repairMessage(problems.slice(0, 20)),
+      );
     }
-    return this.fallback(request, { code: 'PLANNER_MALFORMED_OUTPUT', reason: `unusable LLM answer: ${problems.slice(0, 3).join('; ')}`, retryable: true }, tokens);
+    return this.fallback(
+      request,
+      {
+        code: 'PLANNER_MALFORMED_OUTPUT',
+        reason: `unusable LLM answer: ${problems.slice(0, 3).join('; ')}`,
+        retryable: true,
+      },
+      tokens,
+    );
   }
 
   /** The rule-based draft for the same request, marked with why the LLM's was not used. */
-  private fallback(request: PlannerRequest, failure: Failure, tokens: { input: number; output: number }): PlannerOutput | PlannerError {
+  private fallback(
+    request: PlannerRequest,
+    failure: Failure,
+    tokens: { input: number; output: number },
+  ): PlannerOutput | PlannerError {
     const draft = ruleBasedFallback(request, `${failure.code}: ${failure.reason}`);
     if (isPlannerError(draft)) return draft;
     const spent = { model: this.options.model.slice(0, 500), tokens, costCents: costCents(tokens) };
@@ -105,7 +145,9 @@ export class LlmPlanner implements Planner {
   }
 }
 
-function parseAnswer(content: string): { ok: true; value: ReturnType<typeof LlmPlanSchema.parse> } | { ok: false; problems: string[] } {
+function parseAnswer(
+  content: string,
+): { ok: true; value: ReturnType<typeof LlmPlanSchema.parse> } | { ok: false; problems: string[] } {
   let json: unknown;
   try {
     json = JSON.parse(content);
@@ -114,13 +156,18 @@ function parseAnswer(content: string): { ok: true; value: ReturnType<typeof LlmP
   }
   const parsed = LlmPlanSchema.safeParse(json);
   if (parsed.success) return { ok: true, value: parsed.data };
-  return { ok: false, problems: parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`) };
+  return {
+    ok: false,
+    problems: parsed.error.issues.slice(0, 20).map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`),
+  };
 }
 
 function failureOf(reply: Extract<ChatResult, { ok: false }>): Failure {
-  if (reply.kind === 'rate_limited') return { code: 'PLANNER_RATE_LIMITED', reason: reply.message, retryable: true };
+  if (reply.kind === 'rate_limited')
+    return { code: 'PLANNER_RATE_LIMITED', reason: reply.message, retryable: true };
   if (reply.kind === 'timeout') return { code: 'PLANNER_TIMEOUT', reason: reply.message, retryable: true };
   return { code: 'PLANNER_INTERNAL', reason: reply.message, retryable: true };
 }
 
-const costCents = (tokens: { input: number; output: number }) => Math.round((tokens.input + tokens.output) * LLM_PLANNER.perTokenCents * 1e6) / 1e6;
+const costCents = (tokens: { input: number; output: number }) =>
+  Math.round((tokens.input + tokens.output) * LLM_PLANNER.perTokenCents * 1e6) / 1e6;

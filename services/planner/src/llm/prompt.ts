@@ -22,9 +22,19 @@ export function planningMessages(request: PlannerRequest): ChatMessage[] {
     ['Special instructions', envelope.specialInstructions ?? []],
     ['Caller output schema', envelope.outputContract.schema],
     ['Constraints', envelope.outputContract.constraints ?? []],
-    ['Planner policies', { topology: planner.topology ?? {}, selection: planner.selection ?? {}, optimisation: planner.optimisation ?? {} }],
+    [
+      'Planner policies',
+      {
+        topology: planner.topology ?? {},
+        selection: planner.selection ?? {},
+        optimisation: planner.optimisation ?? {},
+      },
+    ],
     ['Directives', planner.directives ?? {}],
-    ['Runtime policies', (envelope.policies?.runtime ?? []).map((p) => ({ id: p.id, trigger: p.trigger, action: p.action }))],
+    [
+      'Runtime policies',
+      (envelope.policies?.runtime ?? []).map((p) => ({ id: p.id, trigger: p.trigger, action: p.action })),
+    ],
     ['Capabilities', capabilityContracts(request)],
     ['Facet catalog', facetSummaries(request)],
   ];
@@ -34,13 +44,23 @@ export function planningMessages(request: PlannerRequest): ChatMessage[] {
       {
         trigger: request.replan.trigger,
         previousVersion: request.replan.previousVersion,
-        currentPlan: request.replan.previousPlan.nodes.map((n) => ({ id: n.id, kind: n.kind, capabilityId: n.capabilityId ?? null, outputFacets: n.outputFacets })),
-        completedNodes: Object.entries(request.replan.completed).map(([id, output]) => ({ id, outputFacets: Object.keys(output) })),
+        currentPlan: request.replan.previousPlan.nodes.map((n) => ({
+          id: n.id,
+          kind: n.kind,
+          capabilityId: n.capabilityId ?? null,
+          outputFacets: n.outputFacets,
+        })),
+        completedNodes: Object.entries(request.replan.completed).map(([id, output]) => ({
+          id,
+          outputFacets: Object.keys(output),
+        })),
         rule: 'Keep every completed node with the same id, capabilityId and facets; their outputs are reused.',
       },
     ]);
   }
-  const user = sections.map(([title, value]) => `## ${title}\n${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}`);
+  const user = sections.map(
+    ([title, value]) => `## ${title}\n${typeof value === 'string' ? value : JSON.stringify(value, null, 2)}`,
+  );
   const diagnostics = [...(request.diagnostics?.failures ?? []), ...(request.diagnostics?.warnings ?? [])];
   if (diagnostics.length) user.push(diagnosticsSection(request.attempt, diagnostics));
   return [
@@ -51,7 +71,10 @@ export function planningMessages(request: PlannerRequest): ChatMessage[] {
 
 /** The repair turn after an answer the orchestrator could not use. */
 export function repairMessage(problems: readonly string[]): ChatMessage {
-  return { role: 'user', content: `Your plan cannot be used:\n${problems.map((p) => `- ${p}`).join('\n')}\nAnswer again with a corrected plan.` };
+  return {
+    role: 'user',
+    content: `Your plan cannot be used:\n${problems.map((p) => `- ${p}`).join('\n')}\nAnswer again with a corrected plan.`,
+  };
 }
 
 function diagnosticsSection(attempt: number, diagnostics: readonly PlanDiagnostic[]): string {
@@ -67,7 +90,15 @@ function diagnosticsSection(attempt: number, diagnostics: readonly PlanDiagnosti
 function capabilityContracts(request: PlannerRequest) {
   return [...request.capabilities]
     .sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : 1))
-    .map((c) => ({ capabilityId: c.capabilityId, displayName: c.displayName, summary: c.summary, inputContract: c.inputContract, outputContract: c.outputContract, traits: c.inputTraits ?? {}, cost: c.cost ?? {} }));
+    .map((c) => ({
+      capabilityId: c.capabilityId,
+      displayName: c.displayName,
+      summary: c.summary,
+      inputContract: c.inputContract,
+      outputContract: c.outputContract,
+      traits: c.inputTraits ?? {},
+      cost: c.cost ?? {},
+    }));
 }
 
 function facetSummaries(request: PlannerRequest) {

@@ -8,17 +8,30 @@ describe('ruleBasedFallback', () => {
   const envelope = sampleEnvelope();
 
   it('is the rule-based draft, marked with why it stands in', () => {
-    const plan = planOf(ruleBasedFallback(request(envelope), 'drafts_rejected: the llm drafts were rejected'));
+    const plan = planOf(
+      ruleBasedFallback(request(envelope), 'drafts_rejected: the llm drafts were rejected'),
+    );
     const plain = planOf(planRuleBased(request(envelope)));
     expect(plan.nodes).toEqual(plain.nodes);
-    expect(plan.metadata).toEqual({ ...plain.metadata, fallbackReason: 'drafts_rejected: the llm drafts were rejected' });
+    expect(plan.metadata).toEqual({
+      ...plain.metadata,
+      fallbackReason: 'drafts_rejected: the llm drafts were rejected',
+    });
   });
 
   it("drafts afresh when the other planner's findings are ones it cannot act on", () => {
     const diagnostics: DiagnosticsBundle = {
       status: 'rejected',
       satisfactionScore: 0,
-      failures: [{ severity: 'hard', status: 'unsatisfied', cause: 'schema_incompatible', constraintId: 'llm.only_oddity', constraint: 'something only the LLM draft had' }],
+      failures: [
+        {
+          severity: 'hard',
+          status: 'unsatisfied',
+          cause: 'schema_incompatible',
+          constraintId: 'llm.only_oddity',
+          constraint: 'something only the LLM draft had',
+        },
+      ],
       warnings: [],
       infos: [],
     };

@@ -6,16 +6,30 @@ import type { CapabilityRegistration, PlannerPolicy, TaskEnvelope } from '@flex/
  * the caller's prefer / avoid lists.
  * Pure and total: ties are broken by capabilityId by the caller.
  */
-export function scoreCapability(cap: CapabilityRegistration, wanted: readonly string[], envelope: TaskEnvelope, selection: Pick<NonNullable<PlannerPolicy['selection']>, 'prefer' | 'avoid'>): number {
+export function scoreCapability(
+  cap: CapabilityRegistration,
+  wanted: readonly string[],
+  envelope: TaskEnvelope,
+  selection: Pick<NonNullable<PlannerPolicy['selection']>, 'prefer' | 'avoid'>,
+): number {
   let score = cap.outputContract.filter((f) => wanted.includes(f)).length * 10;
   if (matchesAny(cap.capabilityId, selection.prefer)) score += 25;
   if (matchesAny(cap.capabilityId, selection.avoid)) score -= 25;
   const hints = channelHints(envelope);
   const traits = cap.inputTraits ?? {};
-  const traitText = [...(traits.formats ?? []), ...(traits.strengths ?? []), cap.capabilityId, cap.displayName].join(' ').toLowerCase();
+  const traitText = [
+    ...(traits.formats ?? []),
+    ...(traits.strengths ?? []),
+    cap.capabilityId,
+    cap.displayName,
+  ]
+    .join(' ')
+    .toLowerCase();
   for (const hint of hints) if (traitText.includes(hint)) score += 3;
-  const language = typeof envelope.inputs?.language === 'string' ? envelope.inputs.language.toLowerCase() : undefined;
-  if (language && traits.languages?.length) score += traits.languages.map((l) => l.toLowerCase()).includes(language) ? 4 : -8;
+  const language =
+    typeof envelope.inputs?.language === 'string' ? envelope.inputs.language.toLowerCase() : undefined;
+  if (language && traits.languages?.length)
+    score += traits.languages.map((l) => l.toLowerCase()).includes(language) ? 4 : -8;
   // The caller's optimisation intent weighs declared cost: thrift for speed and tokens, tier for quality.
   const objective = envelope.policies?.planner?.optimisation?.objective;
   score -= costPenalty(cap) * (objective === 'token_efficiency' || objective === 'speed' ? 3 : 1);

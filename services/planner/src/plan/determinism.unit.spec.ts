@@ -25,25 +25,38 @@ describe('spec 004 replay contract: the rule-based planner is fully deterministi
   const envelopes: Array<[string, TaskEnvelope]> = [
     ['the spec sample', sampleEnvelope()],
     ['three variants with QA', threeVariantsWithQa()],
-    ['a unicode objective', sampleEnvelope((raw) => (raw.objective = '  Créer des posts LinkedIn — 日本語テキスト, emoji 🚀🧪, ÅÄÖ ß  '))],
-    ['a 10,000-character objective', sampleEnvelope((raw) => (raw.objective = 'Écrire '.repeat(1_429).slice(0, 10_000)))],
+    [
+      'a unicode objective',
+      sampleEnvelope(
+        (raw) => (raw.objective = '  Créer des posts LinkedIn — 日本語テキスト, emoji 🚀🧪, ÅÄÖ ß  '),
+      ),
+    ],
+    [
+      'a 10,000-character objective',
+      sampleEnvelope((raw) => (raw.objective = 'Écrire '.repeat(1_429).slice(0, 10_000))),
+    ],
   ];
 
-  it.each(envelopes)('gives one canonical plan and one input hash over 100 calls with shuffled key order (%s)', (_name, envelope) => {
-    const random = prng(42);
-    const first = planOf(planRuleBased(request(envelope)));
-    const plans = new Set<string>();
-    const hashes = new Set<string>();
-    for (let i = 0; i < 100; i++) {
-      const req = request(shuffleKeys(envelope, random), { capabilities: shuffled(registrations, random).map((r) => shuffleKeys(r, random)) });
-      const plan = planOf(planRuleBased(req));
-      plans.add(canonicalJson(plan));
-      hashes.add(plannerInputHash(req));
-    }
-    expect(plans.size).toBe(1);
-    expect([...plans][0]).toBe(canonicalJson(first));
-    expect([...hashes]).toEqual([first.metadata.inputHash]);
-  });
+  it.each(envelopes)(
+    'gives one canonical plan and one input hash over 100 calls with shuffled key order (%s)',
+    (_name, envelope) => {
+      const random = prng(42);
+      const first = planOf(planRuleBased(request(envelope)));
+      const plans = new Set<string>();
+      const hashes = new Set<string>();
+      for (let i = 0; i < 100; i++) {
+        const req = request(shuffleKeys(envelope, random), {
+          capabilities: shuffled(registrations, random).map((r) => shuffleKeys(r, random)),
+        });
+        const plan = planOf(planRuleBased(req));
+        plans.add(canonicalJson(plan));
+        hashes.add(plannerInputHash(req));
+      }
+      expect(plans.size).toBe(1);
+      expect([...plans][0]).toBe(canonicalJson(first));
+      expect([...hashes]).toEqual([first.metadata.inputHash]);
+    },
+  );
 
   it('normalizes the goal as spec 004 says: surrounding space and case do not change the input hash', () => {
     const base = request(sampleEnvelope((raw) => (raw.objective = 'Créer des posts')));
@@ -56,15 +69,21 @@ describe('spec 004 replay contract: the rule-based planner is fully deterministi
 
   it('changes the input hash when anything the plan depends on changes', () => {
     const base = plannerInputHash(request(sampleEnvelope()));
-    expect(plannerInputHash(request(sampleEnvelope((raw) => (raw.objective = 'Something else'))))).not.toBe(base);
-    expect(plannerInputHash(request(sampleEnvelope(), { capabilities: registrations.slice(1) }))).not.toBe(base);
+    expect(plannerInputHash(request(sampleEnvelope((raw) => (raw.objective = 'Something else'))))).not.toBe(
+      base,
+    );
+    expect(plannerInputHash(request(sampleEnvelope(), { capabilities: registrations.slice(1) }))).not.toBe(
+      base,
+    );
     expect(plannerInputHash(request(sampleEnvelope(), { planVersion: 2 }))).not.toBe(base);
     expect(plannerInputHash(request(sampleEnvelope(), { attempt: 3 }))).toBe(base);
   });
 
   it('leaves tokens and cost out of the plan hash', () => {
     const plan = planOf(planRuleBased(request(sampleEnvelope())));
-    expect(planHash({ ...plan, metadata: { ...plan.metadata, tokens: { input: 9, output: 9 }, costCents: 3 } })).toBe(planHash(plan));
+    expect(
+      planHash({ ...plan, metadata: { ...plan.metadata, tokens: { input: 9, output: 9 }, costCents: 3 } }),
+    ).toBe(planHash(plan));
     expect(planHash({ ...plan, planVersion: 2 })).not.toBe(planHash(plan));
   });
 });

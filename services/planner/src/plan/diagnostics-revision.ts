@@ -1,4 +1,12 @@
-import { PLAN_NODE_KINDS, type CapabilityRegistration, type DiagnosticsBundle, type PlanDiagnostic, type PlanNodeKind, type PlannerError, type TaskEnvelope } from '@flex/contracts';
+import {
+  PLAN_NODE_KINDS,
+  type CapabilityRegistration,
+  type DiagnosticsBundle,
+  type PlanDiagnostic,
+  type PlanNodeKind,
+  type PlannerError,
+  type TaskEnvelope,
+} from '@flex/contracts';
 import { matchesAny } from './capability-scoring';
 import { plannerError } from './planner';
 import { arrayBounds, type PlanShape } from './plan-shape';
@@ -8,8 +16,17 @@ export type Revision = { ok: true; shape: PlanShape; actions: string[] } | { ok:
 
 // Structural findings a fresh rule-based draft never repeats (the previous draft may have come from an LLM).
 const FRESH_DRAFT_FIXES = new Set([
-  'duplicate_node', 'dangling_edge', 'dangling_fallback', 'cycle', 'empty_plan', 'node_incomplete', 'unreachable',
-  'facet_direction', 'unknown_facet', 'derived_agent', 'derived_facets',
+  'duplicate_node',
+  'dangling_edge',
+  'dangling_fallback',
+  'cycle',
+  'empty_plan',
+  'node_incomplete',
+  'unreachable',
+  'facet_direction',
+  'unknown_facet',
+  'derived_agent',
+  'derived_facets',
 ]);
 
 /**
@@ -18,7 +35,12 @@ const FRESH_DRAFT_FIXES = new Set([
  * the variant count with the schema. A hard finding nothing here can act on, or a revision that
  * contradicts itself, is PLANNER_UNRESOLVABLE: the run fails with the reason instead of looping.
  */
-export function reviseShape(shape: PlanShape, bundle: DiagnosticsBundle | undefined, envelope: TaskEnvelope, capabilities: readonly CapabilityRegistration[]): Revision {
+export function reviseShape(
+  shape: PlanShape,
+  bundle: DiagnosticsBundle | undefined,
+  envelope: TaskEnvelope,
+  capabilities: readonly CapabilityRegistration[],
+): Revision {
   const next: PlanShape = structuredClone(shape);
   const actions: string[] = [];
   const unresolved: PlanDiagnostic[] = [];
@@ -29,20 +51,37 @@ export function reviseShape(shape: PlanShape, bundle: DiagnosticsBundle | undefi
     else unresolved.push(d);
   }
   if (unresolved.length > 0) {
-    const reasons = unresolved.map((d) => `${d.constraintId ?? d.cause}: ${d.constraint ?? d.suggestion ?? d.cause}`);
-    return { ok: false, error: plannerError('PLANNER_UNRESOLVABLE', `the planner cannot act on ${reasons.join('; ')}`, { unresolved: unresolved.map((d) => ({ ...d })) }) };
+    const reasons = unresolved.map(
+      (d) => `${d.constraintId ?? d.cause}: ${d.constraint ?? d.suggestion ?? d.cause}`,
+    );
+    return {
+      ok: false,
+      error: plannerError('PLANNER_UNRESOLVABLE', `the planner cannot act on ${reasons.join('; ')}`, {
+        unresolved: unresolved.map((d) => ({ ...d })),
+      }),
+    };
   }
   const conflict = conflictIn(next);
-  if (conflict) return { ok: false, error: plannerError('PLANNER_UNRESOLVABLE', conflict.message, { ...conflict.details, actions }) };
+  if (conflict)
+    return {
+      ok: false,
+      error: plannerError('PLANNER_UNRESOLVABLE', conflict.message, { ...conflict.details, actions }),
+    };
   return { ok: true, shape: next, actions };
 }
 
-function act(shape: PlanShape, d: PlanDiagnostic, envelope: TaskEnvelope, capabilities: readonly CapabilityRegistration[]): string | undefined {
+function act(
+  shape: PlanShape,
+  d: PlanDiagnostic,
+  envelope: TaskEnvelope,
+  capabilities: readonly CapabilityRegistration[],
+): string | undefined {
   const check = checkOf(d);
   if (check && FRESH_DRAFT_FIXES.has(check)) return `fresh draft for ${check}`;
   if (check === 'input_coverage') {
     // Rule-based nodes only read inputs something supplies; a producer the validator names is inserted.
-    if (d.capabilityId && capabilities.some((c) => c.capabilityId === d.capabilityId)) add(shape.require, d.capabilityId);
+    if (d.capabilityId && capabilities.some((c) => c.capabilityId === d.capabilityId))
+      add(shape.require, d.capabilityId);
     return `cover ${String(d.details?.facet ?? 'inputs')}${d.capabilityId ? ` with ${d.capabilityId}` : ' or drop it'}`;
   }
   if (check === 'policy_schema') return reconcileVariants(shape, envelope);
@@ -61,14 +100,23 @@ function act(shape: PlanShape, d: PlanDiagnostic, envelope: TaskEnvelope, capabi
     add(shape.forbiddenKinds, 'transformation');
     return 'flatten: no branch or transformation nodes';
   }
-  if (d.cause === 'missing_producer' || d.cause === 'missing_enforcer') return insertProducer(shape, d, envelope, capabilities);
+  if (d.cause === 'missing_producer' || d.cause === 'missing_enforcer')
+    return insertProducer(shape, d, envelope, capabilities);
   if (d.cause === 'schema_incompatible' && mentionsVariants(d)) return reconcileVariants(shape, envelope);
   return undefined;
 }
 
-function insertProducer(shape: PlanShape, d: PlanDiagnostic, envelope: TaskEnvelope, capabilities: readonly CapabilityRegistration[]): string | undefined {
+function insertProducer(
+  shape: PlanShape,
+  d: PlanDiagnostic,
+  envelope: TaskEnvelope,
+  capabilities: readonly CapabilityRegistration[],
+): string | undefined {
   const named = d.capabilityId ?? capabilityIn(d.suggestion, capabilities);
-  const facets = [...facetsIn(d.details), ...(d.constraintId ? constraintRoots(envelope, d.constraintId) : [])];
+  const facets = [
+    ...facetsIn(d.details),
+    ...(d.constraintId ? constraintRoots(envelope, d.constraintId) : []),
+  ];
   if (named && capabilities.some((c) => matchesAny(c.capabilityId, [named]))) add(shape.require, named);
   else if (facets.length === 0) return undefined;
   for (const f of facets) add(shape.extraTargets, f);
@@ -91,32 +139,52 @@ function reconcileVariants(shape: PlanShape, envelope: TaskEnvelope): string | u
 
 function conflictIn(shape: PlanShape): { message: string; details: Record<string, unknown> } | undefined {
   const kinds = shape.requiredKinds.filter((k) => shape.forbiddenKinds.includes(k));
-  if (kinds.length) return { message: `the plan must both have and not have ${kinds.join(', ')} nodes`, details: { kinds } };
+  if (kinds.length)
+    return { message: `the plan must both have and not have ${kinds.join(', ')} nodes`, details: { kinds } };
   const caps = shape.require.filter((c) => matchesAny(c, shape.forbid));
-  if (caps.length) return { message: `${caps.join(', ')} is both required and forbidden`, details: { capabilities: caps } };
+  if (caps.length)
+    return { message: `${caps.join(', ')} is both required and forbidden`, details: { capabilities: caps } };
   return undefined;
 }
 
 function checkOf(d: PlanDiagnostic): string | undefined {
   const fromDetails = typeof d.details?.check === 'string' ? d.details.check : undefined;
-  return fromDetails ?? (d.constraintId?.startsWith('structure.') ? d.constraintId.slice('structure.'.length) : undefined);
+  return (
+    fromDetails ??
+    (d.constraintId?.startsWith('structure.') ? d.constraintId.slice('structure.'.length) : undefined)
+  );
 }
 
 function kindOf(d: PlanDiagnostic): PlanNodeKind | undefined {
-  const candidates = [d.details?.kind, d.nodeId?.replace(/-\d+$/, ''), ...(`${d.constraint ?? ''} ${d.suggestion ?? ''}`.match(/[a-z]+/g) ?? [])];
-  return candidates.find((c): c is PlanNodeKind => typeof c === 'string' && (PLAN_NODE_KINDS as readonly string[]).includes(c));
+  const candidates = [
+    d.details?.kind,
+    d.nodeId?.replace(/-\d+$/, ''),
+    ...(`${d.constraint ?? ''} ${d.suggestion ?? ''}`.match(/[a-z]+/g) ?? []),
+  ];
+  return candidates.find(
+    (c): c is PlanNodeKind => typeof c === 'string' && (PLAN_NODE_KINDS as readonly string[]).includes(c),
+  );
 }
 
 function mentionsVariants(d: PlanDiagnostic): boolean {
-  return /variant|minItems|maxItems/i.test(`${d.constraint ?? ''} ${d.suggestion ?? ''} ${JSON.stringify(d.details ?? {})}`);
+  return /variant|minItems|maxItems/i.test(
+    `${d.constraint ?? ''} ${d.suggestion ?? ''} ${JSON.stringify(d.details ?? {})}`,
+  );
 }
 
 function facetsIn(details: Record<string, unknown> | undefined): string[] {
-  const raw = [details?.facet, ...(Array.isArray(details?.facets) ? details.facets : []), ...(Array.isArray(details?.missingFacets) ? details.missingFacets : [])];
+  const raw = [
+    details?.facet,
+    ...(Array.isArray(details?.facets) ? details.facets : []),
+    ...(Array.isArray(details?.missingFacets) ? details.missingFacets : []),
+  ];
   return raw.filter((f): f is string => typeof f === 'string');
 }
 
-function capabilityIn(text: string | undefined, capabilities: readonly CapabilityRegistration[]): string | undefined {
+function capabilityIn(
+  text: string | undefined,
+  capabilities: readonly CapabilityRegistration[],
+): string | undefined {
   if (!text) return undefined;
   return capabilities.map((c) => c.capabilityId).find((id) => text.includes(id));
 }

@@ -1,4 +1,10 @@
-import { getFacetCatalog, facetAllows, type CapabilityRegistration, type PlanNodeKind, type TaskEnvelope } from '@flex/contracts';
+import {
+  getFacetCatalog,
+  facetAllows,
+  type CapabilityRegistration,
+  type PlanNodeKind,
+  type TaskEnvelope,
+} from '@flex/contracts';
 import { scoreCapability } from './capability-scoring';
 import type { PlanShape } from './plan-shape';
 import { VALIDATION_FACETS } from './targets';
@@ -51,7 +57,10 @@ export class GraphBuilder {
     if (this.supplied.has(facet)) return 'envelope';
     if (depth > MAX_CHAIN_DEPTH) return undefined;
     const allowed = (outputs: readonly string[]) => !this.shape.forbiddenKinds.includes(this.kindOf(outputs));
-    const declared = this.best(this.capabilities.filter((c) => c.outputContract.includes(facet) && allowed(c.outputContract)), facet);
+    const declared = this.best(
+      this.capabilities.filter((c) => c.outputContract.includes(facet) && allowed(c.outputContract)),
+      facet,
+    );
     if (declared) return this.add(declared, depth, declared.inputContract, [...declared.outputContract]);
     const derived = allowed([facet]) ? this.deriveFor(facet) : undefined;
     return derived ? this.add(derived.cap, depth, derived.inputs, [facet], true) : undefined;
@@ -59,7 +68,8 @@ export class GraphBuilder {
 
   /** Add `cap` unless a node already calls it. */
   include(cap: CapabilityRegistration): void {
-    if (!this.drafts.some((d) => d.cap.capabilityId === cap.capabilityId)) this.add(cap, 0, cap.inputContract, [...cap.outputContract]);
+    if (!this.drafts.some((d) => d.cap.capabilityId === cap.capabilityId))
+      this.add(cap, 0, cap.inputContract, [...cap.outputContract]);
   }
 
   private best(candidates: CapabilityRegistration[], facet: string): CapabilityRegistration | undefined {
@@ -81,14 +91,25 @@ export class GraphBuilder {
     const definition = getFacetCatalog().get(facet);
     if (!definition || !facetAllows(definition, 'output')) return undefined;
     const agents = new Set(this.registry.filter((c) => c.outputContract.includes(facet)).map(agentOf));
-    const cap = this.best(this.capabilities.filter((c) => agents.has(agentOf(c))), facet);
+    const cap = this.best(
+      this.capabilities.filter((c) => agents.has(agentOf(c))),
+      facet,
+    );
     if (!cap) return undefined;
     const agent = agentOf(cap);
-    const inputs = [...new Set(this.registry.filter((c) => agentOf(c) === agent).flatMap((c) => c.inputContract))];
+    const inputs = [
+      ...new Set(this.registry.filter((c) => agentOf(c) === agent).flatMap((c) => c.inputContract)),
+    ];
     return { cap, inputs };
   }
 
-  private add(cap: CapabilityRegistration, depth: number, candidateInputs: readonly string[], outputs: string[], derived = false): string {
+  private add(
+    cap: CapabilityRegistration,
+    depth: number,
+    candidateInputs: readonly string[],
+    outputs: string[],
+    derived = false,
+  ): string {
     const kind = this.kindOf(outputs);
     const n = (this.counters.get(kind) ?? 0) + 1;
     this.counters.set(kind, n);
@@ -103,7 +124,15 @@ export class GraphBuilder {
       inputs.push(f);
       if (source !== 'envelope' && source !== id) deps.add(source);
     }
-    this.drafts.push({ id, kind, cap, inputs, outputs, deps: [...deps].sort(), ...(derived ? { derived } : {}) });
+    this.drafts.push({
+      id,
+      kind,
+      cap,
+      inputs,
+      outputs,
+      deps: [...deps].sort(),
+      ...(derived ? { derived } : {}),
+    });
     return id;
   }
 
@@ -116,14 +145,21 @@ export class GraphBuilder {
     const feeds = new Set(this.drafts.filter((d) => d.kind !== 'validation').flatMap((d) => d.deps));
     const counters = new Map<PlanNodeKind, number>();
     const rename = new Map<string, string>();
-    const kinds = this.drafts.map((d) => (d.kind === 'validation' ? d.kind : feeds.has(d.id) ? 'structuring' : 'execution'));
+    const kinds = this.drafts.map((d) =>
+      d.kind === 'validation' ? d.kind : feeds.has(d.id) ? 'structuring' : 'execution',
+    );
     this.drafts.forEach((d, i) => {
       const n = (counters.get(kinds[i]) ?? 0) + 1;
       counters.set(kinds[i], n);
       rename.set(d.id, `${kinds[i]}-${n}`);
     });
     for (const [facet, id] of this.producedBy) this.producedBy.set(facet, rename.get(id) ?? id);
-    return this.drafts.map((d, i) => ({ ...d, kind: kinds[i], id: rename.get(d.id) as string, deps: d.deps.map((x) => rename.get(x) ?? x).sort() }));
+    return this.drafts.map((d, i) => ({
+      ...d,
+      kind: kinds[i],
+      id: rename.get(d.id) as string,
+      deps: d.deps.map((x) => rename.get(x) ?? x).sort(),
+    }));
   }
 
   private kindOf(outputs: readonly string[]): PlanNodeKind {

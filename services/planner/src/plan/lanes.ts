@@ -1,6 +1,22 @@
-import { facetAllows, getFacetCatalog, type PlanEdge, type PlanGraph, type PlanNode, type TaskEnvelope } from '@flex/contracts';
+import {
+  facetAllows,
+  getFacetCatalog,
+  type PlanEdge,
+  type PlanGraph,
+  type PlanNode,
+  type TaskEnvelope,
+} from '@flex/contracts';
 import { envelopeFacets } from '@flex/facets';
-import { chooseCount, contractLength, COUNT_KNOBS, facetForKey, facetSchemaOf, finalSources, lanesFor, requestedCount } from '@flex/proof';
+import {
+  chooseCount,
+  contractLength,
+  COUNT_KNOBS,
+  facetForKey,
+  facetSchemaOf,
+  finalSources,
+  lanesFor,
+  requestedCount,
+} from '@flex/proof';
 import { compileNode } from './node-compiler';
 
 /**
@@ -13,7 +29,8 @@ import { compileNode } from './node-compiler';
 export function splitIntoLanes(plan: PlanGraph, envelope: TaskEnvelope): PlanGraph {
   const values = envelopeFacets(envelope).values;
   const requested = requestedCount(envelope, values);
-  const properties = ((envelope.outputContract.schema as { properties?: Record<string, unknown> }).properties ?? {}) as Record<string, unknown>;
+  const properties = ((envelope.outputContract.schema as { properties?: Record<string, unknown> })
+    .properties ?? {}) as Record<string, unknown>;
   let out = plan;
   for (const key of Object.keys(properties).sort()) {
     if (!COUNT_KNOBS[key]) continue;
@@ -22,7 +39,10 @@ export function splitIntoLanes(plan: PlanGraph, envelope: TaskEnvelope): PlanGra
     if (only?.kind !== 'node') continue;
     const facet = facetForKey(only.node, key) as string;
     const schema = facetSchemaOf(facet);
-    const perCall = schema && typeof schema === 'object' && typeof schema.maxItems === 'number' ? schema.maxItems : undefined;
+    const perCall =
+      schema && typeof schema === 'object' && typeof schema.maxItems === 'number'
+        ? schema.maxItems
+        : undefined;
     const count = chooseCount(contractLength(envelope, key, properties[key]), requested);
     if (count === undefined || perCall === undefined || count <= perCall) continue;
     out = split(out, only.node, facet, lanesFor(count, perCall));
@@ -31,7 +51,9 @@ export function splitIntoLanes(plan: PlanGraph, envelope: TaskEnvelope): PlanGra
 }
 
 function split(plan: PlanGraph, producer: PlanNode, facet: string, lanes: number): PlanGraph {
-  const laneIds = Array.from({ length: lanes }, (_, i) => (i === 0 ? producer.id : `${producer.id}-lane-${i + 1}`));
+  const laneIds = Array.from({ length: lanes }, (_, i) =>
+    i === 0 ? producer.id : `${producer.id}-lane-${i + 1}`,
+  );
   const { enforces, ...plain } = producer;
   const copies = laneIds.map((id, i) => ({
     ...plain,
@@ -41,14 +63,18 @@ function split(plan: PlanGraph, producer: PlanNode, facet: string, lanes: number
   }));
   const merge = mergeNode(producer, facet, laneIds, enforces);
   const standby = plan.nodes.filter((n) => n.kind === 'fallback' && n.fallbackFor === producer.id);
-  const laneStandby = standby.flatMap((s) => laneIds.slice(1).map((id, i) => ({ ...s, id: `${s.id}-lane-${i + 2}`, fallbackFor: id })));
+  const laneStandby = standby.flatMap((s) =>
+    laneIds.slice(1).map((id, i) => ({ ...s, id: `${s.id}-lane-${i + 2}`, fallbackFor: id })),
+  );
   const incoming = plan.edges.filter((e) => e.to === producer.id);
   const standbyIds = new Set(standby.map((s) => s.id));
   const edges: PlanEdge[] = [
     ...plan.edges.filter((e) => e.to !== producer.id && e.from !== producer.id),
     ...laneIds.flatMap((id) => incoming.map((e) => ({ from: e.from, to: id }))),
     ...laneIds.map((id) => ({ from: id, to: merge.id })),
-    ...plan.edges.filter((e) => e.from === producer.id).map((e) => ({ from: standbyIds.has(e.to) ? producer.id : merge.id, to: e.to })),
+    ...plan.edges
+      .filter((e) => e.from === producer.id)
+      .map((e) => ({ from: standbyIds.has(e.to) ? producer.id : merge.id, to: e.to })),
     ...laneStandby.map((s) => ({ from: s.fallbackFor as string, to: s.id })),
   ];
   const at = plan.nodes.findIndex((n) => n.id === producer.id);
@@ -56,7 +82,12 @@ function split(plan: PlanGraph, producer: PlanNode, facet: string, lanes: number
   return { ...plan, nodes, edges };
 }
 
-function mergeNode(producer: PlanNode, facet: string, laneIds: readonly string[], enforces?: string[]): PlanNode {
+function mergeNode(
+  producer: PlanNode,
+  facet: string,
+  laneIds: readonly string[],
+  enforces?: string[],
+): PlanNode {
   const definition = getFacetCatalog().get(facet);
   return compileNode({
     id: `merge-${producer.id}`,

@@ -15,7 +15,11 @@ export function compileNode(node: PlanNode): PlanNode {
     const output = compiler.compile(node.outputFacets, 'output');
     out.inputSchema = input.schema as Record<string, unknown>;
     out.outputSchema = output.schema as Record<string, unknown>;
-    out.provenance = [...input.provenance, ...output.provenance].map((p) => ({ facet: p.facet, direction: p.direction, pointer: p.pointer }));
+    out.provenance = [...input.provenance, ...output.provenance].map((p) => ({
+      facet: p.facet,
+      direction: p.direction,
+      pointer: p.pointer,
+    }));
   } catch {
     // Reported by the validator (schema_incompatible) with the compiler's code.
   }
@@ -66,17 +70,19 @@ export function fallbackNode(terminal: PlanNode): { node: PlanNode; edge: PlanEd
 /** Nodes in dependency order (Kahn; ties keep the given order). Cycles leave their nodes at the end. */
 export function dependencyOrder(nodes: readonly PlanNode[], edges: readonly PlanEdge[]): PlanNode[] {
   const indegree = new Map(nodes.map((n) => [n.id, 0]));
-  for (const e of edges) if (indegree.has(e.to) && indegree.has(e.from)) indegree.set(e.to, (indegree.get(e.to) as number) + 1);
+  for (const e of edges)
+    if (indegree.has(e.to) && indegree.has(e.from)) indegree.set(e.to, (indegree.get(e.to) as number) + 1);
   const order: PlanNode[] = [];
   const done = new Set<string>();
-  for (let progressed = true; progressed; ) {
+  for (let progressed = true; progressed;) {
     progressed = false;
     for (const n of nodes) {
       if (done.has(n.id) || indegree.get(n.id) !== 0) continue;
       done.add(n.id);
       order.push(n);
       progressed = true;
-      for (const e of edges) if (e.from === n.id && indegree.has(e.to)) indegree.set(e.to, (indegree.get(e.to) as number) - 1);
+      for (const e of edges)
+        if (e.from === n.id && indegree.has(e.to)) indegree.set(e.to, (indegree.get(e.to) as number) - 1);
     }
   }
   return [...order, ...nodes.filter((n) => !done.has(n.id))];

@@ -42,7 +42,8 @@ export function shapeFromEnvelope(envelope: TaskEnvelope): PlanShape {
  * objective text or a stale policy says.
  */
 function contractVariantCount(envelope: TaskEnvelope): number | undefined {
-  const properties = (envelope.outputContract.schema as { properties?: Record<string, unknown> }).properties ?? {};
+  const properties =
+    (envelope.outputContract.schema as { properties?: Record<string, unknown> }).properties ?? {};
   const key = Object.keys(COUNT_KNOBS).find((k) => k in properties);
   if (key === undefined) return undefined;
   const requested = requestedCount(envelope, envelopeFacets(envelope).values);
@@ -52,12 +53,18 @@ function contractVariantCount(envelope: TaskEnvelope): number | undefined {
 /** A variant count the caller put in the inputs (`inputs.variantCount`), when it is a sane integer. */
 function inputVariantCount(envelope: TaskEnvelope): number | undefined {
   const value = envelope.inputs?.variantCount;
-  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 50 ? value : undefined;
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= 50
+    ? value
+    : undefined;
 }
 
 /** The caller schema's item bounds for an array property (the variants), if it declares any. */
 export function arrayBounds(envelope: TaskEnvelope, property: string): { min?: number; max?: number } {
-  const props = (envelope.outputContract.schema as { properties?: Record<string, { minItems?: unknown; maxItems?: unknown }> }).properties;
+  const props = (
+    envelope.outputContract.schema as {
+      properties?: Record<string, { minItems?: unknown; maxItems?: unknown }>;
+    }
+  ).properties;
   const schema = props?.[property];
   const num = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) ? v : undefined);
   return { min: num(schema?.minItems), max: num(schema?.maxItems) };

@@ -79,7 +79,9 @@ function missingCapability(id: string, { envelope, known }: Context): Finding {
 function missingFacet(facet: string, { envelope, known }: Context): Finding {
   const key = getFacetCatalog().get(facet)?.propertyKey ?? facet;
   const schemaPath = schemaProperties(envelope).includes(key) ? `/properties/${key}` : undefined;
-  const constraints = constraintsWithRoots(envelope).filter((c) => c.roots.includes(facet)).map((c) => c.id);
+  const constraints = constraintsWithRoots(envelope)
+    .filter((c) => c.roots.includes(facet))
+    .map((c) => c.id);
   const where = schemaPath ? `outputContract.schema${schemaPath}` : `constraint(s) ${constraints.join(', ')}`;
   const producers = known.filter((c) => c.outputContract.includes(facet));
   const fix = producers.length
@@ -112,7 +114,8 @@ function missingKind(kind: string, context: Context): Finding {
 }
 
 const FIX: Partial<Record<PlannerError['code'], string>> = {
-  PLANNER_INVALID_GOAL: 'Name a catalog facet (say copyVariants) as a top-level property of outputContract.schema.',
+  PLANNER_INVALID_GOAL:
+    'Name a catalog facet (say copyVariants) as a top-level property of outputContract.schema.',
   PLANNER_NO_CAPABILITIES:
     'Start the agents, or register a capability (POST /api/v1/flex/capabilities/register), then start a new run.',
   PLANNER_UNRESOLVABLE: 'Reconcile the planner policies the message names (they contradict each other).',
@@ -139,7 +142,8 @@ function whyUnused(caps: readonly KnownCapability[], envelope: TaskEnvelope): st
   const forbid = envelope.policies?.planner?.selection?.forbid ?? [];
   const why = (c: KnownCapability): string => {
     if (c.status !== 'active') return `is registered but ${c.status}: start its agent so it heartbeats again`;
-    if (matchesAny(c.capabilityId, forbid)) return 'is excluded by policies.planner.selection.forbid: allow it';
+    if (matchesAny(c.capabilityId, forbid))
+      return 'is excluded by policies.planner.selection.forbid: allow it';
     return 'is active but could not be planned (its inputs cannot be supplied, or a replan left it out)';
   };
   return caps.map((c) => `${c.capabilityId} ${why(c)}`).join('; ');

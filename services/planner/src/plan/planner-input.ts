@@ -22,7 +22,9 @@ export function normalizedPlannerInput(request: PlannerRequest): Record<string, 
     // A set: each registration's own hash, sorted, so registry order never matters.
     capabilities: request.capabilities.map((c) => contentHash(c)).sort(),
     planVersion: request.planVersion,
-    diagnostics: request.diagnostics ? [...request.diagnostics.failures, ...request.diagnostics.warnings] : [],
+    diagnostics: request.diagnostics
+      ? [...request.diagnostics.failures, ...request.diagnostics.warnings]
+      : [],
     replan: request.replan
       ? {
           trigger: request.replan.trigger,

@@ -45,7 +45,12 @@ export function isPlannerError(result: PlannerOutput | PlannerError): result is 
 }
 
 /** A PlannerError value; planners build theirs with this. */
-export function plannerError(code: PlannerError['code'], message: string, details: Record<string, unknown> = {}, retryable = false): PlannerError {
+export function plannerError(
+  code: PlannerError['code'],
+  message: string,
+  details: Record<string, unknown> = {},
+  retryable = false,
+): PlannerError {
   return { code, message: message.slice(0, 4_000), retryable, details };
 }
 

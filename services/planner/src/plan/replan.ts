@@ -24,7 +24,8 @@ export function keepCompletedWork(fresh: PlanGraph, replan: ReplanContext): Plan
   const kept = completed.filter((n) => n.capabilityId !== undefined || matched.has(n.id));
   // A fresh node must not take a completed node's id: the run would take it for completed.
   for (const node of fresh.nodes) {
-    if (!rename.has(node.id) && completed.some((k) => k.id === node.id)) rename.set(node.id, `${node.id}-v${fresh.planVersion}`);
+    if (!rename.has(node.id) && completed.some((k) => k.id === node.id))
+      rename.set(node.id, `${node.id}-v${fresh.planVersion}`);
   }
   const keptIds = new Set(kept.map((n) => n.id));
   const id = (x: string) => rename.get(x) ?? x;
@@ -43,7 +44,9 @@ export function keepCompletedWork(fresh: PlanGraph, replan: ReplanContext): Plan
 export function capabilitiesToAvoid(replan: ReplanContext): string[] {
   const trigger = replan.trigger;
   const nodeId = typeof trigger.nodeId === 'string' ? trigger.nodeId : undefined;
-  const fromNode = replan.previousPlan.nodes.find((n) => n.id === nodeId && replan.completed[n.id] === undefined)?.capabilityId;
+  const fromNode = replan.previousPlan.nodes.find(
+    (n) => n.id === nodeId && replan.completed[n.id] === undefined,
+  )?.capabilityId;
   const named = typeof trigger.capabilityId === 'string' ? trigger.capabilityId : undefined;
   return [...new Set([fromNode, named].filter((c): c is string => c !== undefined))].sort();
 }
@@ -59,7 +62,8 @@ function sameJob(completed: PlanNode, fresh: PlanNode): boolean {
     completed.branch?.index === fresh.branch?.index &&
     sameLane(completed, fresh) &&
     fresh.outputFacets.every((f) => completed.outputFacets.includes(f)) &&
-    (completed.capabilityId === fresh.capabilityId || (laneOf(completed) !== undefined && fresh.capabilityId !== undefined))
+    (completed.capabilityId === fresh.capabilityId ||
+      (laneOf(completed) !== undefined && fresh.capabilityId !== undefined))
   );
 }
 

@@ -1,4 +1,11 @@
-import type { CapabilityRegistration, PlanEdge, PlanGraph, PlanNode, PlannerError, PlannerOutput } from '@flex/contracts';
+import type {
+  CapabilityRegistration,
+  PlanEdge,
+  PlanGraph,
+  PlanNode,
+  PlannerError,
+  PlannerOutput,
+} from '@flex/contracts';
 import { envelopeFacets } from '@flex/facets';
 import { bindContract } from '@flex/proof';
 import { matchesAny } from './capability-scoring';
@@ -40,7 +47,12 @@ export function planRuleBased(request: PlannerRequest): PlannerOutput | PlannerE
 
 function draft(request: PlannerRequest): PlannerOutput | PlannerError {
   const { envelope } = request;
-  const revision = reviseShape(shapeFromEnvelope(envelope), request.diagnostics, envelope, request.capabilities);
+  const revision = reviseShape(
+    shapeFromEnvelope(envelope),
+    request.diagnostics,
+    envelope,
+    request.capabilities,
+  );
   if (!revision.ok) return revision.error;
   const shape = revision.shape;
   if (request.replan) {
@@ -49,35 +61,76 @@ function draft(request: PlannerRequest): PlannerOutput | PlannerError {
     (request.replan.trigger.kind === 'node_failed' ? shape.forbid : shape.avoid).push(...away);
   }
   const capabilities = usableCapabilities(request, shape);
-  const missingRequired = shape.require.filter((r) => !capabilities.some((c) => matchesAny(c.capabilityId, [r])));
+  const missingRequired = shape.require.filter(
+    (r) => !capabilities.some((c) => matchesAny(c.capabilityId, [r])),
+  );
   if (missingRequired.length > 0) {
-    return plannerError('PLANNER_NO_CAPABILITIES', `required capability ${missingRequired.join(', ')} is not registered and active`, {
-      required: missingRequired[0],
-      missingRequired,
-    });
+    return plannerError(
+      'PLANNER_NO_CAPABILITIES',
+      `required capability ${missingRequired.join(', ')} is not registered and active`,
+      {
+        required: missingRequired[0],
+        missingRequired,
+      },
+    );
   }
   const targets = [...new Set([...targetFacets(envelope), ...shape.extraTargets])].sort();
-  if (targets.length === 0) return plannerError('PLANNER_INVALID_GOAL', 'the output contract names no facet to produce', { properties: schemaProperties(envelope) });
-  const registry = [...request.capabilities].sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0));
-  const builder = new GraphBuilder(envelope, capabilities, registry, new Set(Object.keys(envelopeFacets(envelope).values)), shape, schemaProperties(envelope));
+  if (targets.length === 0)
+    return plannerError('PLANNER_INVALID_GOAL', 'the output contract names no facet to produce', {
+      properties: schemaProperties(envelope),
+    });
+  const registry = [...request.capabilities].sort((a, b) =>
+    a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0,
+  );
+  const builder = new GraphBuilder(
+    envelope,
+    capabilities,
+    registry,
+    new Set(Object.keys(envelopeFacets(envelope).values)),
+    shape,
+    schemaProperties(envelope),
+  );
   const mandatory = mandatoryTargets(envelope);
-  const missing = targets.filter((facet) => builder.ensure(facet) === undefined && (mandatory.has(facet) || shape.extraTargets.includes(facet)));
+  const missing = targets.filter(
+    (facet) =>
+      builder.ensure(facet) === undefined && (mandatory.has(facet) || shape.extraTargets.includes(facet)),
+  );
   if (missing.length === 0 && builder.drafts.length === 0) {
-    return plannerError('PLANNER_NO_CAPABILITIES', `no active capability produces any of ${targets.join(', ')}`, { missingFacets: targets });
+    return plannerError(
+      'PLANNER_NO_CAPABILITIES',
+      `no active capability produces any of ${targets.join(', ')}`,
+      { missingFacets: targets },
+    );
   }
   if (missing.length > 0) {
-    const forbidden = shape.forbiddenKinds.length ? ` (forbidden kinds: ${shape.forbiddenKinds.join(', ')})` : '';
-    return plannerError('PLANNER_NO_CAPABILITIES', `no active capability produces ${missing.join(', ')}${forbidden}`, { missingFacets: missing });
+    const forbidden = shape.forbiddenKinds.length
+      ? ` (forbidden kinds: ${shape.forbiddenKinds.join(', ')})`
+      : '';
+    return plannerError(
+      'PLANNER_NO_CAPABILITIES',
+      `no active capability produces ${missing.join(', ')}${forbidden}`,
+      { missingFacets: missing },
+    );
   }
-  for (const required of shape.require) builder.include(capabilities.find((c) => matchesAny(c.capabilityId, [required])) as CapabilityRegistration);
+  for (const required of shape.require)
+    builder.include(
+      capabilities.find((c) => matchesAny(c.capabilityId, [required])) as CapabilityRegistration,
+    );
   if (shape.requiredKinds.includes('validation') && !builder.drafts.some((d) => d.kind === 'validation')) {
     if (![...VALIDATION_FACETS].some((f) => builder.ensure(f) !== undefined)) {
-      return plannerError('PLANNER_NO_CAPABILITIES', 'policy requires a validation node but no active capability produces QA findings', { requiredKinds: ['validation'] });
+      return plannerError(
+        'PLANNER_NO_CAPABILITIES',
+        'policy requires a validation node but no active capability produces QA findings',
+        { requiredKinds: ['validation'] },
+      );
     }
   }
   const plan = splitIntoLanes(assemble(request, shape, builder), envelope);
   const kept = request.replan ? keepCompletedWork(plan, request.replan) : plan;
-  return plannerOutput(bindContract(kept, envelope), revision.actions.length ? { revisions: revision.actions } : {});
+  return plannerOutput(
+    bindContract(kept, envelope),
+    revision.actions.length ? { revisions: revision.actions } : {},
+  );
 }
 
 function usableCapabilities(request: PlannerRequest, shape: PlanShape): CapabilityRegistration[] {

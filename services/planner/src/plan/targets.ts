@@ -34,12 +34,17 @@ export function mandatoryTargets(envelope: TaskEnvelope): Set<string> {
 
 function requiredProperties(envelope: TaskEnvelope): string[] {
   const required = (envelope.outputContract.schema as { required?: unknown }).required;
-  return Array.isArray(required) ? required.filter((k): k is string => typeof k === 'string' && k.length > 0) : [];
+  return Array.isArray(required)
+    ? required.filter((k): k is string => typeof k === 'string' && k.length > 0)
+    : [];
 }
 
 /** The constraints with the id the validator gives them (`constraint_<index>` when unnamed), and the facets they read. */
 export function constraintsWithRoots(envelope: TaskEnvelope): Array<{ id: string; roots: string[] }> {
-  return (envelope.outputContract.constraints ?? []).map((c, index) => ({ id: c.constraintId ?? `constraint_${index}`, roots: varRoots(c.expr) }));
+  return (envelope.outputContract.constraints ?? []).map((c, index) => ({
+    id: c.constraintId ?? `constraint_${index}`,
+    roots: varRoots(c.expr),
+  }));
 }
 
 /** The facets one constraint reads. */

@@ -1,13 +1,24 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { normalizeEnvelope, REFERENCE_INVENTORY, type CapabilityRegistration, type PlanGraph, type PlannerError, type PlannerOutput, type TaskEnvelope } from '@flex/contracts';
+import {
+  normalizeEnvelope,
+  REFERENCE_INVENTORY,
+  type CapabilityRegistration,
+  type PlanGraph,
+  type PlannerError,
+  type PlannerOutput,
+  type TaskEnvelope,
+} from '@flex/contracts';
 import { isPlannerError, type PlannerRequest } from './planner';
 
 /** The reference agents' registrations (spec 003 §11 "Current Inventory"). */
 export const registrations: CapabilityRegistration[] = [...REFERENCE_INVENTORY];
 
 /** A spec sample envelope from `examples/`, patched, then normalized as the gateway does. */
-export function sampleEnvelope(patch: (raw: any) => void = () => undefined, file = 'envelope.json'): TaskEnvelope {
+export function sampleEnvelope(
+  patch: (raw: any) => void = () => undefined,
+  file = 'envelope.json',
+): TaskEnvelope {
   const raw = JSON.parse(readFileSync(join(__dirname, '../../../../examples', file), 'utf8'));
   patch(raw);
   const result = normalizeEnvelope(raw);
@@ -22,8 +33,15 @@ export function threeVariantsWithQa(): TaskEnvelope {
     raw.outputContract.schema.properties.copyVariants.maxItems = 3;
     raw.inputs.variantCount = 3;
     raw.specialInstructions = ['Variant A: culture.', 'Variant B: growth.', 'Variant C: benefits.'];
-    raw.policies = { planner: { topology: { variantCount: 3 }, selection: { require: ['QualityAssuranceAgent.contentReview'] } } };
-    raw.outputContract.constraints = [{ constraintId: 'qa_pass', level: 'hard', expr: { '>=': [{ var: 'qaFindings.overallScore' }, 0.6] } }];
+    raw.policies = {
+      planner: {
+        topology: { variantCount: 3 },
+        selection: { require: ['QualityAssuranceAgent.contentReview'] },
+      },
+    };
+    raw.outputContract.constraints = [
+      { constraintId: 'qa_pass', level: 'hard', expr: { '>=': [{ var: 'qaFindings.overallScore' }, 0.6] } },
+    ];
   });
 }
 

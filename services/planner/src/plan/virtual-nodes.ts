@@ -1,4 +1,10 @@
-import { facetAllows, getFacetCatalog, type PlanEdge, type PlanNode, type TaskEnvelope } from '@flex/contracts';
+import {
+  facetAllows,
+  getFacetCatalog,
+  type PlanEdge,
+  type PlanNode,
+  type TaskEnvelope,
+} from '@flex/contracts';
 import { compileNode } from './node-compiler';
 import type { PlanShape } from './plan-shape';
 
@@ -7,10 +13,16 @@ import type { PlanShape } from './plan-shape';
  * structuring nodes and the execution nodes that read them. Branch nodes have no capability; the
  * executor passes the structuring facets through them, so each variant has its own lane.
  */
-export function branchNodes(nodes: PlanNode[], edges: PlanEdge[], shape: PlanShape, envelope: TaskEnvelope): { nodes: PlanNode[]; edges: PlanEdge[]; count: number } {
+export function branchNodes(
+  nodes: PlanNode[],
+  edges: PlanEdge[],
+  shape: PlanShape,
+  envelope: TaskEnvelope,
+): { nodes: PlanNode[]; edges: PlanEdge[]; count: number } {
   const wanted = shape.variantCount > 1 || shape.requiredKinds.includes('branch');
   const executions = nodes.filter((n) => n.kind === 'execution');
-  if (!wanted || shape.forbiddenKinds.includes('branch') || executions.length === 0) return { nodes, edges, count: 0 };
+  if (!wanted || shape.forbiddenKinds.includes('branch') || executions.length === 0)
+    return { nodes, edges, count: 0 };
   const count = Math.max(1, shape.variantCount);
   const execIds = new Set(executions.map((n) => n.id));
   const structuring = new Set(nodes.filter((n) => n.kind === 'structuring').map((n) => n.id));
@@ -18,8 +30,11 @@ export function branchNodes(nodes: PlanNode[], edges: PlanEdge[], shape: PlanSha
   const origins = [...new Set(crossing.map((e) => e.from))].sort();
   const targets = crossing.length ? [...new Set(crossing.map((e) => e.to))].sort() : [...execIds];
   const originFacets = new Set(nodes.filter((n) => origins.includes(n.id)).flatMap((n) => n.outputFacets));
-  const facets = [...new Set(executions.filter((n) => targets.includes(n.id)).flatMap((n) => n.inputFacets))].filter((f) => originFacets.has(f));
-  const directions = envelope.specialInstructions?.length === count ? envelope.specialInstructions : undefined;
+  const facets = [
+    ...new Set(executions.filter((n) => targets.includes(n.id)).flatMap((n) => n.inputFacets)),
+  ].filter((f) => originFacets.has(f));
+  const directions =
+    envelope.specialInstructions?.length === count ? envelope.specialInstructions : undefined;
   const branches = Array.from({ length: count }, (_, index) =>
     compileNode({
       id: `branch-${index + 1}`,
@@ -34,9 +49,16 @@ export function branchNodes(nodes: PlanNode[], edges: PlanEdge[], shape: PlanSha
     }),
   );
   const kept = edges.filter((e) => !(structuring.has(e.from) && execIds.has(e.to)));
-  const added = branches.flatMap((b) => [...origins.map((from) => ({ from, to: b.id })), ...targets.map((to) => ({ from: b.id, to }))]);
+  const added = branches.flatMap((b) => [
+    ...origins.map((from) => ({ from, to: b.id })),
+    ...targets.map((to) => ({ from: b.id, to })),
+  ]);
   const firstExec = nodes.findIndex((n) => targets.includes(n.id));
-  return { nodes: [...nodes.slice(0, firstExec), ...branches, ...nodes.slice(firstExec)], edges: [...kept, ...added], count };
+  return {
+    nodes: [...nodes.slice(0, firstExec), ...branches, ...nodes.slice(firstExec)],
+    edges: [...kept, ...added],
+    count,
+  };
 }
 
 /**
@@ -44,11 +66,19 @@ export function branchNodes(nodes: PlanNode[], edges: PlanEdge[], shape: PlanSha
  * covers the caller schema: the schema's facets come from several producers and must be merged
  * into one object. Orchestrator-managed: the executor passes the producers' facets through it.
  */
-export function transformationNode(nodes: PlanNode[], shape: PlanShape, schemaProps: readonly string[], producedBy: ReadonlyMap<string, string>): { node: PlanNode; edges: PlanEdge[] } | undefined {
+export function transformationNode(
+  nodes: PlanNode[],
+  shape: PlanShape,
+  schemaProps: readonly string[],
+  producedBy: ReadonlyMap<string, string>,
+): { node: PlanNode; edges: PlanEdge[] } | undefined {
   if (shape.forbiddenKinds.includes('transformation')) return undefined;
   const produced = schemaProps.filter((p) => producedBy.has(p));
-  const producers = [...new Set(produced.map((p) => producedBy.get(p) as string))].filter((id) => nodes.some((n) => n.id === id)).sort();
-  const needed = producers.length > 1 || (shape.requiredKinds.includes('transformation') && producers.length > 0);
+  const producers = [...new Set(produced.map((p) => producedBy.get(p) as string))]
+    .filter((id) => nodes.some((n) => n.id === id))
+    .sort();
+  const needed =
+    producers.length > 1 || (shape.requiredKinds.includes('transformation') && producers.length > 0);
   if (!needed) return undefined;
   const node = compileNode({
     id: 'transformation-1',

@@ -3,7 +3,13 @@ import type { DecidedEvent } from '@flex/runtime';
 import type { CapabilityState } from './capability.state';
 
 export type RegistryCommand =
-  | { kind: 'register'; registration: CapabilityRegistration; registrationHash: string; instanceId: string; at: string }
+  | {
+      kind: 'register';
+      registration: CapabilityRegistration;
+      registrationHash: string;
+      instanceId: string;
+      at: string;
+    }
   | { kind: 'heartbeat'; instanceId: string }
   | { kind: 'expire'; instanceId: string; reason: string }
   | { kind: 'deregister'; instanceId?: string; reason?: string };
@@ -15,7 +21,11 @@ export type RegistryCommand =
  * instance inactive; deregistration is final until the instance registers again (without an
  * instance id, every instance still registered goes).
  */
-export function decideCapability(state: CapabilityState, cmd: RegistryCommand, capabilityId = state.capabilityId ?? ''): DecidedEvent[] {
+export function decideCapability(
+  state: CapabilityState,
+  cmd: RegistryCommand,
+  capabilityId = state.capabilityId ?? '',
+): DecidedEvent[] {
   const instance = cmd.instanceId === undefined ? undefined : state.instances[cmd.instanceId];
   switch (cmd.kind) {
     case 'register':
@@ -23,15 +33,40 @@ export function decideCapability(state: CapabilityState, cmd: RegistryCommand, c
       return [
         {
           type: 'capability_registered',
-          payload: { registration: cmd.registration, instanceId: cmd.instanceId, registeredAt: instance?.registeredAt ?? cmd.at, registrationHash: cmd.registrationHash },
+          payload: {
+            registration: cmd.registration,
+            instanceId: cmd.instanceId,
+            registeredAt: instance?.registeredAt ?? cmd.at,
+            registrationHash: cmd.registrationHash,
+          },
         },
       ];
     case 'heartbeat':
       if (instance?.status !== 'inactive') return [];
-      return [{ type: 'capability_status_changed', payload: { capabilityId, instanceId: cmd.instanceId, status: 'active', reason: 'heartbeat resumed' } }];
+      return [
+        {
+          type: 'capability_status_changed',
+          payload: {
+            capabilityId,
+            instanceId: cmd.instanceId,
+            status: 'active',
+            reason: 'heartbeat resumed',
+          },
+        },
+      ];
     case 'expire':
       if (instance?.status !== 'active') return [];
-      return [{ type: 'capability_status_changed', payload: { capabilityId, instanceId: cmd.instanceId, status: 'inactive', reason: cmd.reason.slice(0, 500) } }];
+      return [
+        {
+          type: 'capability_status_changed',
+          payload: {
+            capabilityId,
+            instanceId: cmd.instanceId,
+            status: 'inactive',
+            reason: cmd.reason.slice(0, 500),
+          },
+        },
+      ];
     case 'deregister': {
       const reason = cmd.reason ? { reason: cmd.reason } : {};
       if (cmd.instanceId === undefined) {
@@ -39,7 +74,9 @@ export function decideCapability(state: CapabilityState, cmd: RegistryCommand, c
         return live ? [{ type: 'capability_deregistered', payload: { capabilityId, ...reason } }] : [];
       }
       if (!instance || instance.status === 'deregistered') return [];
-      return [{ type: 'capability_deregistered', payload: { capabilityId, instanceId: cmd.instanceId, ...reason } }];
+      return [
+        { type: 'capability_deregistered', payload: { capabilityId, instanceId: cmd.instanceId, ...reason } },
+      ];
     }
   }
 }

@@ -19,19 +19,39 @@ function given(...cmds: Array<[RegistryCommand]>): CapabilityState {
   for (const [cmd] of cmds) {
     for (const d of decideCapability(state, cmd, 'writer.en')) {
       position += 1;
-      const event = { type: d.type, payload: d.payload, position, version: position, id: `e${position}`, streamId: 'cap-writer.en', metadata: {}, timestamp: '2026-01-01T00:00:00.000Z' } as unknown as StoredEvent;
+      const event = {
+        type: d.type,
+        payload: d.payload,
+        position,
+        version: position,
+        id: `e${position}`,
+        streamId: 'cap-writer.en',
+        metadata: {},
+        timestamp: '2026-01-01T00:00:00.000Z',
+      } as unknown as StoredEvent;
       state = evolveCapability(state, event);
     }
   }
   return state;
 }
 
-const register = (instanceId: string, at: string, hash = 'h1'): [RegistryCommand] => [{ kind: 'register', registration, registrationHash: hash, instanceId, at }];
+const register = (instanceId: string, at: string, hash = 'h1'): [RegistryCommand] => [
+  { kind: 'register', registration, registrationHash: hash, instanceId, at },
+];
 
 describe('decideCapability', () => {
   it('registers a new instance with its registeredAt', () => {
-    expect(decideCapability(initialCapabilityState(), register('a', '2026-01-01T00:00:00.000Z')[0], 'writer.en')).toEqual([
-      { type: 'capability_registered', payload: expect.objectContaining({ instanceId: 'a', registeredAt: '2026-01-01T00:00:00.000Z', registrationHash: 'h1' }) },
+    expect(
+      decideCapability(initialCapabilityState(), register('a', '2026-01-01T00:00:00.000Z')[0], 'writer.en'),
+    ).toEqual([
+      {
+        type: 'capability_registered',
+        payload: expect.objectContaining({
+          instanceId: 'a',
+          registeredAt: '2026-01-01T00:00:00.000Z',
+          registrationHash: 'h1',
+        }),
+      },
     ]);
   });
 
@@ -42,25 +62,59 @@ describe('decideCapability', () => {
 
   it('keeps registeredAt when an instance re-registers with a changed registration or after going inactive', () => {
     const changed = given(register('a', '2026-01-01T00:00:00.000Z'));
-    expect(decideCapability(changed, register('a', '2026-01-05T00:00:00.000Z', 'h2')[0])[0].payload).toMatchObject({ registeredAt: '2026-01-01T00:00:00.000Z', registrationHash: 'h2' });
-    const inactive = given(register('a', '2026-01-01T00:00:00.000Z'), [{ kind: 'expire', instanceId: 'a', reason: 'silent' }]);
-    expect(decideCapability(inactive, register('a', '2026-01-05T00:00:00.000Z')[0])[0].payload).toMatchObject({ registeredAt: '2026-01-01T00:00:00.000Z' });
+    expect(
+      decideCapability(changed, register('a', '2026-01-05T00:00:00.000Z', 'h2')[0])[0].payload,
+    ).toMatchObject({ registeredAt: '2026-01-01T00:00:00.000Z', registrationHash: 'h2' });
+    const inactive = given(register('a', '2026-01-01T00:00:00.000Z'), [
+      { kind: 'expire', instanceId: 'a', reason: 'silent' },
+    ]);
+    expect(decideCapability(inactive, register('a', '2026-01-05T00:00:00.000Z')[0])[0].payload).toMatchObject(
+      { registeredAt: '2026-01-01T00:00:00.000Z' },
+    );
   });
 
   it('expires an active instance once, and a heartbeat revives it once', () => {
     const active = given(register('a', '2026-01-01T00:00:00.000Z'));
     expect(decideCapability(active, { kind: 'heartbeat', instanceId: 'a' })).toEqual([]);
-    const expired = decideCapability(active, { kind: 'expire', instanceId: 'a', reason: 'no heartbeat for 45s' });
-    expect(expired).toEqual([{ type: 'capability_status_changed', payload: { capabilityId: 'writer.en', instanceId: 'a', status: 'inactive', reason: 'no heartbeat for 45s' } }]);
-    const inactive = given(register('a', '2026-01-01T00:00:00.000Z'), [{ kind: 'expire', instanceId: 'a', reason: 'x' }]);
+    const expired = decideCapability(active, {
+      kind: 'expire',
+      instanceId: 'a',
+      reason: 'no heartbeat for 45s',
+    });
+    expect(expired).toEqual([
+      {
+        type: 'capability_status_changed',
+        payload: {
+          capabilityId: 'writer.en',
+          instanceId: 'a',
+          status: 'inactive',
+          reason: 'no heartbeat for 45s',
+        },
+      },
+    ]);
+    const inactive = given(register('a', '2026-01-01T00:00:00.000Z'), [
+      { kind: 'expire', instanceId: 'a', reason: 'x' },
+    ]);
     expect(decideCapability(inactive, { kind: 'expire', instanceId: 'a', reason: 'x' })).toEqual([]);
     expect(decideCapability(inactive, { kind: 'heartbeat', instanceId: 'a' })).toEqual([
-      { type: 'capability_status_changed', payload: { capabilityId: 'writer.en', instanceId: 'a', status: 'active', reason: 'heartbeat resumed' } },
+      {
+        type: 'capability_status_changed',
+        payload: {
+          capabilityId: 'writer.en',
+          instanceId: 'a',
+          status: 'active',
+          reason: 'heartbeat resumed',
+        },
+      },
     ]);
   });
 
   it('tracks instances separately: expiring one leaves the other active', () => {
-    const state = given(register('a', '2026-01-01T00:00:00.000Z'), register('b', '2026-01-01T00:00:01.000Z'), [{ kind: 'expire', instanceId: 'a', reason: 'x' }]);
+    const state = given(
+      register('a', '2026-01-01T00:00:00.000Z'),
+      register('b', '2026-01-01T00:00:01.000Z'),
+      [{ kind: 'expire', instanceId: 'a', reason: 'x' }],
+    );
     expect(state.instances).toEqual({
       a: expect.objectContaining({ status: 'inactive' }),
       b: expect.objectContaining({ status: 'active', registeredAt: '2026-01-01T00:00:01.000Z' }),
@@ -68,7 +122,9 @@ describe('decideCapability', () => {
   });
 
   it('deregisters an instance once; a heartbeat does not bring a deregistered instance back', () => {
-    const state = given(register('a', '2026-01-01T00:00:00.000Z'), [{ kind: 'deregister', instanceId: 'a', reason: 'signal:SIGTERM' }]);
+    const state = given(register('a', '2026-01-01T00:00:00.000Z'), [
+      { kind: 'deregister', instanceId: 'a', reason: 'signal:SIGTERM' },
+    ]);
     expect(state.instances.a.status).toBe('deregistered');
     expect(decideCapability(state, { kind: 'deregister', instanceId: 'a' })).toEqual([]);
     expect(decideCapability(state, { kind: 'heartbeat', instanceId: 'a' })).toEqual([]);
@@ -76,7 +132,11 @@ describe('decideCapability', () => {
   });
 
   it('deregisters every instance when no instance id is given', () => {
-    const state = given(register('a', '2026-01-01T00:00:00.000Z'), register('b', '2026-01-01T00:00:00.000Z'), [{ kind: 'deregister' }]);
+    const state = given(
+      register('a', '2026-01-01T00:00:00.000Z'),
+      register('b', '2026-01-01T00:00:00.000Z'),
+      [{ kind: 'deregister' }],
+    );
     expect(Object.values(state.instances).map((i) => i.status)).toEqual(['deregistered', 'deregistered']);
     expect(decideCapability(state, { kind: 'deregister' })).toEqual([]);
   });

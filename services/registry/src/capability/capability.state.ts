@@ -25,7 +25,11 @@ export function evolveCapability(state: CapabilityState, event: StoredEvent): Ca
         registration: p.registration,
         instances: {
           ...state.instances,
-          [p.instanceId]: { status: 'active', registrationHash: p.registrationHash ?? '', registeredAt: previous?.registeredAt ?? p.registeredAt },
+          [p.instanceId]: {
+            status: 'active',
+            registrationHash: p.registrationHash ?? '',
+            registeredAt: previous?.registeredAt ?? p.registeredAt,
+          },
         },
       };
     }

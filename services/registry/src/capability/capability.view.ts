@@ -42,15 +42,24 @@ function viewOf(group: readonly CapabilityRow[]): RegistryCapabilityView {
     registeredAt: r.registeredAt,
     lastSeenAt: r.lastSeenAt ?? r.updatedAt,
   }));
-  const status = instances.reduce<CapabilityStatus>((best, i) => (RANK[i.status] > RANK[best] ? i.status : best), 'deregistered');
-  const shown = [...group]
-    .sort((a, b) => RANK[b.status as CapabilityStatus] - RANK[a.status as CapabilityStatus] || (b.updatedAt < a.updatedAt ? -1 : b.updatedAt > a.updatedAt ? 1 : 0))[0];
+  const status = instances.reduce<CapabilityStatus>(
+    (best, i) => (RANK[i.status] > RANK[best] ? i.status : best),
+    'deregistered',
+  );
+  const shown = [...group].sort(
+    (a, b) =>
+      RANK[b.status as CapabilityStatus] - RANK[a.status as CapabilityStatus] ||
+      (b.updatedAt < a.updatedAt ? -1 : b.updatedAt > a.updatedAt ? 1 : 0),
+  )[0];
   return {
     registration: shown.registration as CapabilityRegistration,
     status,
     activeInstances: instances.filter((i) => i.status === 'active').length,
     registeredAt: instances.map((i) => i.registeredAt).sort()[0],
-    lastSeenAt: instances.map((i) => i.lastSeenAt).sort().at(-1) as string,
+    lastSeenAt: instances
+      .map((i) => i.lastSeenAt)
+      .sort()
+      .at(-1) as string,
     instances,
   };
 }

@@ -33,7 +33,12 @@ const timeoutSeconds = sql`coalesce((c.registration->'heartbeat'->>'timeoutSecon
  * an instance counts as seen when it registered). In the same round trip it reads the instance's status and whether this heartbeat ends a silence longer
  * than its timeout, so a heartbeat from a live instance costs one query and no stream read.
  */
-export async function touchLiveness(db: Kysely<EventStoreDatabase>, capabilityId: string, instanceId: string, at: Date): Promise<Touch> {
+export async function touchLiveness(
+  db: Kysely<EventStoreDatabase>,
+  capabilityId: string,
+  instanceId: string,
+  at: Date,
+): Promise<Touch> {
   const result = await sql<{ status: string; ends_silence: boolean }>`with previous as (
       select last_seen_at from capability_liveness where capability_id = ${capabilityId} and instance_id = ${instanceId}
     ), touched as (
@@ -42,7 +47,9 @@ export async function touchLiveness(db: Kysely<EventStoreDatabase>, capabilityId
       on conflict (capability_id, instance_id) do update set last_seen_at = greatest(capability_liveness.last_seen_at, excluded.last_seen_at)
     )
     select c.status, coalesce((select last_seen_at from previous), c.updated_at) < ${at.toISOString()}::timestamptz - make_interval(secs => ${timeoutSeconds}) as ends_silence
-    from capabilities c where c.capability_id = ${capabilityId} and c.instance_id = ${instanceId}`.execute(db);
+    from capabilities c where c.capability_id = ${capabilityId} and c.instance_id = ${instanceId}`.execute(
+    db,
+  );
   const row = result.rows[0];
   return { status: row?.status, endsSilence: row?.ends_silence === true };
 }
@@ -52,8 +59,16 @@ export async function touchLiveness(db: Kysely<EventStoreDatabase>, capabilityId
  * timeout comes from each registration's `heartbeat` (`timeoutSeconds`, else 3 × `intervalSeconds`,
  * else 3 × 30 s). Only stale rows come back, so a sweep costs one query however many are alive.
  */
-export async function findStaleInstances(db: Kysely<EventStoreDatabase>, now: Date): Promise<StaleInstance[]> {
-  const result = await sql<{ capability_id: string; instance_id: string; last_seen_at: Date | string; timeout_s: number }>`
+export async function findStaleInstances(
+  db: Kysely<EventStoreDatabase>,
+  now: Date,
+): Promise<StaleInstance[]> {
+  const result = await sql<{
+    capability_id: string;
+    instance_id: string;
+    last_seen_at: Date | string;
+    timeout_s: number;
+  }>`
     with live as (
       select c.capability_id, c.instance_id, coalesce(l.last_seen_at, c.updated_at) as last_seen_at, ${timeoutSeconds} as timeout_s
       from capabilities c
@@ -72,14 +87,26 @@ export async function findStaleInstances(db: Kysely<EventStoreDatabase>, now: Da
 }
 
 /** The instance's last heartbeat, to re-check around an expiry (a heartbeat may land meanwhile). */
-export async function lastSeenAt(db: Kysely<EventStoreDatabase>, capabilityId: string, instanceId: string): Promise<Date | undefined> {
-  const result = await sql<{ last_seen_at: Date | string }>`select last_seen_at from capability_liveness where capability_id = ${capabilityId} and instance_id = ${instanceId}`.execute(db);
+export async function lastSeenAt(
+  db: Kysely<EventStoreDatabase>,
+  capabilityId: string,
+  instanceId: string,
+): Promise<Date | undefined> {
+  const result = await sql<{
+    last_seen_at: Date | string;
+  }>`select last_seen_at from capability_liveness where capability_id = ${capabilityId} and instance_id = ${instanceId}`.execute(
+    db,
+  );
   const row = result.rows[0];
   return row ? new Date(row.last_seen_at) : undefined;
 }
 
 /** Whether the capabilities projection has applied the event at `position` (checkpoints are (transaction, position) pairs). */
-export async function projectedThrough(db: Kysely<EventStoreDatabase>, projection: string, position: number): Promise<boolean> {
+export async function projectedThrough(
+  db: Kysely<EventStoreDatabase>,
+  projection: string,
+  position: number,
+): Promise<boolean> {
   const result = await sql<{ done: boolean }>`select exists (
       select 1 from events e join checkpoints c on c.name = ${projection}
       where e.position = ${position} and (e.transaction_id, e.position) <= (c.transaction_id, c.position)

@@ -7,7 +7,8 @@ export interface RegistrationIssue {
   message: string;
 }
 
-export type RegistrationCheck = { ok: true; registration: CapabilityRegistration } | { ok: false; issues: RegistrationIssue[] };
+export type RegistrationCheck =
+  { ok: true; registration: CapabilityRegistration } | { ok: false; issues: RegistrationIssue[] };
 
 /**
  * Shape first, then the facet catalog: an unknown facet, a facet used against its direction, or a
@@ -25,9 +26,14 @@ export function validateRegistration(raw: unknown): RegistrationCheck {
     list.forEach((name, index) => {
       const facet = catalog.get(name);
       const path = `${field}[${index}]`;
-      if (!facet) issues.push({ path, code: 'unknown_facet', message: `facet ${name} is not in the catalog` });
+      if (!facet)
+        issues.push({ path, code: 'unknown_facet', message: `facet ${name} is not in the catalog` });
       else if (facet.metadata.directionality === wrong) {
-        issues.push({ path, code: 'direction_mismatch', message: `facet ${name} is ${wrong}-only and cannot be used in ${field}` });
+        issues.push({
+          path,
+          code: 'direction_mismatch',
+          message: `facet ${name} is ${wrong}-only and cannot be used in ${field}`,
+        });
       }
     });
   };
@@ -45,7 +51,12 @@ export function describeIssues(issues: readonly RegistrationIssue[]): string {
 function shapeIssue(path: readonly PropertyKey[], message: string): RegistrationIssue {
   const at = formatPath(path);
   // An absent or empty output contract is its own condition: the capability would produce nothing.
-  if (at === 'outputContract') return { path: at, code: 'missing_output_contract', message: `a capability must produce at least one facet (${message})` };
+  if (at === 'outputContract')
+    return {
+      path: at,
+      code: 'missing_output_contract',
+      message: `a capability must produce at least one facet (${message})`,
+    };
   return { path: at, code: 'invalid_registration', message };
 }
 

@@ -35,18 +35,31 @@ interface Produced {
  * blocks), an enforcer for every hard constraint (`missing_enforcer`), and an `advisory` for each
  * informational one. Whether a constraint holds is the proof's (proof.checks.ts).
  */
-export function checkConstraints(index: PlanIndex, facts: EnvelopeFacts, registry: RegistryIndex, constraints: readonly ConstraintSpec[]): PlanDiagnostic[] {
+export function checkConstraints(
+  index: PlanIndex,
+  facts: EnvelopeFacts,
+  registry: RegistryIndex,
+  constraints: readonly ConstraintSpec[],
+): PlanDiagnostic[] {
   if (constraints.length === 0) return [];
   const scope: Scope = { index, facts, registry, producers: producersOf(index) };
   return constraints.flatMap((spec, i) => {
     const paths = rootPaths(spec.expr);
-    const subject = { id: constraintIdOf(spec, i), spec, readable: formatRule(spec.expr), paths, roots: [...new Set(paths.map(rootOf))] };
+    const subject = {
+      id: constraintIdOf(spec, i),
+      spec,
+      readable: formatRule(spec.expr),
+      paths,
+      roots: [...new Set(paths.map(rootOf))],
+    };
     return spec.level === 'informational' ? [advisory(subject, scope)] : checkOne(subject, scope);
   });
 }
 
 function checkOne(subject: Subject, scope: Scope): PlanDiagnostic[] {
-  const missing = subject.roots.filter((root) => !scope.producers.has(root) && !scope.facts.supplied.has(root));
+  const missing = subject.roots.filter(
+    (root) => !scope.producers.has(root) && !scope.facts.supplied.has(root),
+  );
   if (missing.length > 0) return missing.map((root) => missingProducer(subject, scope, root));
   const fromPlan = subject.roots.flatMap((root): Produced[] => {
     const producers = scope.producers.get(root);
@@ -62,8 +75,16 @@ function missingProducer(subject: Subject, scope: Scope, root: string): PlanDiag
   const suggestion = capability
     ? `Insert ${capability.capabilityId}${terminal ? ` before ${terminal.id}` : ''}.`
     : `No active capability produces ${root}; register one or relax ${subject.id}.`;
-  const base = { constraint: subject.readable, constraintId: subject.id, suggestion, details: { facet: root, reason: 'missing_producer' } };
-  const where = { ...(terminal ? { nodeId: terminal.id } : {}), ...(capability ? { capabilityId: capability.capabilityId } : {}) };
+  const base = {
+    constraint: subject.readable,
+    constraintId: subject.id,
+    suggestion,
+    details: { facet: root, reason: 'missing_producer' },
+  };
+  const where = {
+    ...(terminal ? { nodeId: terminal.id } : {}),
+    ...(capability ? { capabilityId: capability.capabilityId } : {}),
+  };
   return subject.spec.level === 'hard'
     ? { severity: 'hard', status: 'unsatisfied', cause: 'missing_producer', ...base, ...where }
     : { severity: 'soft', status: 'unsatisfied', cause: 'unsatisfied_soft', ...base, ...where };
@@ -75,13 +96,16 @@ function checkEnforcer(subject: Subject, scope: Scope, produced: NonEmpty<Produc
   const roots = produced.map((p) => p.root);
   const listed = index.order.filter((n) => n.kind !== 'fallback' && (n.enforces ?? []).includes(subject.id));
   const sees = (node: PlanNode, { root, producers }: Produced) =>
-    node.outputFacets.some((f) => keyOf(f) === root) || producers.some((p) => p.outputFacets.some((f) => keyOf(f) === root && index.hasUpstream(node.id, f)));
+    node.outputFacets.some((f) => keyOf(f) === root) ||
+    producers.some((p) => p.outputFacets.some((f) => keyOf(f) === root && index.hasUpstream(node.id, f)));
   if (listed.some((node) => produced.every((p) => sees(node, p)))) return [];
   // Of each root's last producer, the one ranked last (on a tie, the later root's).
   const last = produced
     .map(({ producers }) => lastOf(producers))
     .reduce((a, b) => (index.rankOf(b.id) >= index.rankOf(a.id) ? b : a));
-  const why = listed.length ? ` (${listed.map((n) => n.id).join(', ')} list it but do not see ${roots.join(', ')})` : '';
+  const why = listed.length
+    ? ` (${listed.map((n) => n.id).join(', ')} list it but do not see ${roots.join(', ')})`
+    : '';
   return [
     {
       severity: 'hard',
@@ -98,8 +122,13 @@ function checkEnforcer(subject: Subject, scope: Scope, produced: NonEmpty<Produc
 }
 
 function advisory(subject: Subject, scope: Scope): PlanDiagnostic {
-  const note = subject.spec.rationale ?? subject.spec.description ?? 'Informational: it changes neither acceptance nor the score.';
-  const unproduced = subject.roots.filter((root) => !scope.producers.has(root) && !scope.facts.supplied.has(root));
+  const note =
+    subject.spec.rationale ??
+    subject.spec.description ??
+    'Informational: it changes neither acceptance nor the score.';
+  const unproduced = subject.roots.filter(
+    (root) => !scope.producers.has(root) && !scope.facts.supplied.has(root),
+  );
   return {
     severity: 'informational',
     status: 'unknown',

@@ -63,7 +63,9 @@ export function satisfactionScore(
   constraints: readonly ConstraintSpec[],
   weights: Readonly<Record<'hard' | 'soft', number>> = DEFAULT_WEIGHTS,
 ): number {
-  const unsatisfied = new Set(diagnostics.filter((d) => d.status === 'unsatisfied' && d.constraintId).map((d) => d.constraintId));
+  const unsatisfied = new Set(
+    diagnostics.filter((d) => d.status === 'unsatisfied' && d.constraintId).map((d) => d.constraintId),
+  );
   const scored = new Set<string>();
   let total = 0;
   let met = 0;
@@ -90,7 +92,9 @@ function isUnsound(d: PlanDiagnostic, scored: ReadonlySet<string>): boolean {
 function dominates(a: PlanDiagnostic, b: PlanDiagnostic): boolean {
   const order = SEVERITY[a.severity] - SEVERITY[b.severity] || STATUS[a.status] - STATUS[b.status];
   if (order !== 0) return order < 0;
-  return cmp(canonicalJson({ ...a, suggestion: undefined }), canonicalJson({ ...b, suggestion: undefined })) < 0;
+  return (
+    cmp(canonicalJson({ ...a, suggestion: undefined }), canonicalJson({ ...b, suggestion: undefined })) < 0
+  );
 }
 
 function withSuggestions(d: PlanDiagnostic, suggestions: Set<string>): PlanDiagnostic {
@@ -103,7 +107,12 @@ function withSuggestions(d: PlanDiagnostic, suggestions: Set<string>): PlanDiagn
 const lines = (text?: string): string[] => (text ?? '').split('\n').filter((l) => l.length > 0);
 
 function compareDiagnostics(a: PlanDiagnostic, b: PlanDiagnostic): number {
-  return SEVERITY[a.severity] - SEVERITY[b.severity] || cmp(a.constraintId ?? '', b.constraintId ?? '') || cmp(a.nodeId ?? '', b.nodeId ?? '') || cmp(a.cause, b.cause);
+  return (
+    SEVERITY[a.severity] - SEVERITY[b.severity] ||
+    cmp(a.constraintId ?? '', b.constraintId ?? '') ||
+    cmp(a.nodeId ?? '', b.nodeId ?? '') ||
+    cmp(a.cause, b.cause)
+  );
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

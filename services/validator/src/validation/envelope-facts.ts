@@ -59,22 +59,32 @@ function deriveFacts(envelope: TaskEnvelope): EnvelopeFacts {
   };
 }
 
-function variantCountOf(envelope: TaskEnvelope, values: Record<string, unknown>, sources: Record<string, string>) {
+function variantCountOf(
+  envelope: TaskEnvelope,
+  values: Record<string, unknown>,
+  sources: Record<string, string>,
+) {
   const topology = envelope.policies?.planner?.topology?.variantCount;
   if (topology !== undefined) return { value: topology, source: 'policies.planner.topology.variantCount' };
   const knobs = values.planKnobs as { variantCount?: unknown } | undefined;
-  if (typeof knobs?.variantCount === 'number') return { value: knobs.variantCount, source: sources.planKnobs ?? 'inputs.planKnobs' };
+  if (typeof knobs?.variantCount === 'number')
+    return { value: knobs.variantCount, source: sources.planKnobs ?? 'inputs.planKnobs' };
   return undefined;
 }
 
-function arrayProperties(schema: Record<string, unknown>): Map<string, { minItems?: number; maxItems?: number }> {
+function arrayProperties(
+  schema: Record<string, unknown>,
+): Map<string, { minItems?: number; maxItems?: number }> {
   const out = new Map<string, { minItems?: number; maxItems?: number }>();
   const properties = schema.properties;
   if (!properties || typeof properties !== 'object') return out;
   for (const [key, raw] of Object.entries(properties as Record<string, unknown>)) {
     if (!raw || typeof raw !== 'object') continue;
     const property = raw as { type?: unknown; items?: unknown; minItems?: unknown; maxItems?: unknown };
-    const isArray = property.type === 'array' || (Array.isArray(property.type) && property.type.includes('array')) || property.items !== undefined;
+    const isArray =
+      property.type === 'array' ||
+      (Array.isArray(property.type) && property.type.includes('array')) ||
+      property.items !== undefined;
     if (!isArray) continue;
     out.set(key, {
       ...(typeof property.minItems === 'number' ? { minItems: property.minItems } : {}),

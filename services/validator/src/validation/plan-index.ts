@@ -61,7 +61,8 @@ export function indexPlan(plan: PlanGraph): PlanIndex {
   order.forEach((i, r) => (rank[i] = r));
   const facets = acyclic ? upstreamFacets(nodes, order, up) : undefined;
   let terminal: PlanNode | undefined;
-  for (let r = order.length - 1; r >= 0 && !terminal; r--) if (nodes[order[r]].kind !== 'fallback') terminal = nodes[order[r]];
+  for (let r = order.length - 1; r >= 0 && !terminal; r--)
+    if (nodes[order[r]].kind !== 'fallback') terminal = nodes[order[r]];
   return {
     plan,
     byId,

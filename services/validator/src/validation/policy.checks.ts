@@ -8,7 +8,8 @@ import type { PlanIndex } from './plan-index';
  */
 export function variantArrays(index: PlanIndex, facts: EnvelopeFacts): string[] {
   const produced = new Set<string>();
-  for (const node of index.plan.nodes) if (node.kind === 'execution') node.outputFacets.forEach((f) => produced.add(f));
+  for (const node of index.plan.nodes)
+    if (node.kind === 'execution') node.outputFacets.forEach((f) => produced.add(f));
   const arrays = [...facts.arrays.keys()];
   const byExecution = arrays.filter((key) => produced.has(key));
   return byExecution.length > 0 ? byExecution : arrays;
@@ -18,7 +19,10 @@ export function variantArrays(index: PlanIndex, facts: EnvelopeFacts): string[] 
  * How many variants the plan will produce: the branch count when the plan branches (the planner
  * reconciled the caller's number, spec 000 §5.9.5), else the caller's variant count.
  */
-export function plannedVariants(index: PlanIndex, facts: EnvelopeFacts): { value: number; source: string } | undefined {
+export function plannedVariants(
+  index: PlanIndex,
+  facts: EnvelopeFacts,
+): { value: number; source: string } | undefined {
   const branches = index.plan.nodes.filter((n) => n.kind === 'branch');
   if (branches.length > 0) {
     const value = Math.max(branches.length, ...branches.map((n) => n.branch?.count ?? 0));
@@ -43,7 +47,13 @@ export function checkPolicyAgainstSchema(index: PlanIndex, facts: EnvelopeFacts)
       maxItems !== undefined && count.value > maxItems
         ? { bound: 'maxItems', limit: maxItems, relation: 'exceeds', fix: `at most ${maxItems}`, too: 'many' }
         : minItems !== undefined && count.value < minItems
-          ? { bound: 'minItems', limit: minItems, relation: 'is below', fix: `at least ${minItems}`, too: 'few' }
+          ? {
+              bound: 'minItems',
+              limit: minItems,
+              relation: 'is below',
+              fix: `at least ${minItems}`,
+              too: 'few',
+            }
           : undefined;
     if (!conflict) continue;
     out.push({
@@ -55,7 +65,13 @@ export function checkPolicyAgainstSchema(index: PlanIndex, facts: EnvelopeFacts)
       ...(executor ? { nodeId: executor.id } : {}),
       // Toward satisfaction from the plan's side: the plan changes its count, the contract stays.
       suggestion: `The plan produces too ${conflict.too} ${property} (${count.value}, from ${count.source}): produce ${conflict.fix}, as ${property}.${conflict.bound} requires.`,
-      details: { check: 'policy_schema', property, variantCount: count.value, [conflict.bound]: conflict.limit, source: count.source },
+      details: {
+        check: 'policy_schema',
+        property,
+        variantCount: count.value,
+        [conflict.bound]: conflict.limit,
+        source: count.source,
+      },
     });
   }
   return out;

@@ -34,7 +34,9 @@ export function indexRegistry(active: readonly CapabilityRegistration[]): Regist
   const byCapability = new Map<string, CapabilityRegistration>();
   const producers = new Map<string, CapabilityRegistration[]>();
   const agents = new Map<string, { inputs: Set<string>; outputs: Set<string> }>();
-  const sorted = [...active].sort((a, b) => (a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0));
+  const sorted = [...active].sort((a, b) =>
+    a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0,
+  );
   for (const registration of sorted) {
     if (byCapability.has(registration.capabilityId)) continue; // several instances of one capability
     byCapability.set(registration.capabilityId, registration);
@@ -43,7 +45,10 @@ export function indexRegistry(active: readonly CapabilityRegistration[]): Regist
       list.push(registration);
       producers.set(facet, list);
     }
-    const agent = agents.get(agentOf(registration)) ?? { inputs: new Set<string>(), outputs: new Set<string>() };
+    const agent = agents.get(agentOf(registration)) ?? {
+      inputs: new Set<string>(),
+      outputs: new Set<string>(),
+    };
     registration.inputContract.forEach((f) => agent.inputs.add(f));
     registration.outputContract.forEach((f) => agent.outputs.add(f));
     agents.set(agentOf(registration), agent);

@@ -24,18 +24,28 @@ export function checkGraph(index: PlanIndex): PlanDiagnostic[] {
   const out: PlanDiagnostic[] = [];
   const seen = new Set<string>();
   for (const node of plan.nodes) {
-    if (seen.has(node.id)) out.push(issue('duplicate_node', `node id ${node.id} appears twice`, { nodeId: node.id }));
+    if (seen.has(node.id))
+      out.push(issue('duplicate_node', `node id ${node.id} appears twice`, { nodeId: node.id }));
     seen.add(node.id);
     if (AGENT_KINDS.has(node.kind) && !node.capabilityId) {
-      out.push(issue('node_incomplete', `${node.kind} node ${node.id} names no capability`, { nodeId: node.id }));
+      out.push(
+        issue('node_incomplete', `${node.kind} node ${node.id} names no capability`, { nodeId: node.id }),
+      );
     }
     if (node.kind === 'fallback' && node.fallbackFor && !index.byId.has(node.fallbackFor)) {
-      out.push(issue('dangling_fallback', `fallback ${node.id} covers unknown node ${node.fallbackFor}`, { nodeId: node.id }));
+      out.push(
+        issue('dangling_fallback', `fallback ${node.id} covers unknown node ${node.fallbackFor}`, {
+          nodeId: node.id,
+        }),
+      );
     }
   }
   for (const edge of index.danglingEdges) {
     for (const end of [edge.from, edge.to]) {
-      if (!index.byId.has(end)) out.push(issue('dangling_edge', `edge ${edge.from} → ${edge.to} names unknown node ${end}`, { nodeId: end }));
+      if (!index.byId.has(end))
+        out.push(
+          issue('dangling_edge', `edge ${edge.from} → ${edge.to} names unknown node ${end}`, { nodeId: end }),
+        );
     }
   }
   if (!index.acyclic) {
@@ -43,7 +53,12 @@ export function checkGraph(index: PlanIndex): PlanDiagnostic[] {
     out.push(issue('cycle', `the plan has a cycle: ${cycle.join(' → ')}`, { nodeId: cycle[0] }));
   }
   for (const id of unreachable(index)) {
-    out.push(issue('unreachable', `node ${id} is not connected to the rest of the plan`, { nodeId: id, suggestion: `Connect ${id} to the plan or remove it.` }));
+    out.push(
+      issue('unreachable', `node ${id} is not connected to the rest of the plan`, {
+        nodeId: id,
+        suggestion: `Connect ${id} to the plan or remove it.`,
+      }),
+    );
   }
   if (plan.nodes.length === 0) out.push(issue('empty_plan', 'the plan has no nodes'));
   return out;
@@ -70,22 +85,36 @@ export function checkTopology(index: PlanIndex, envelope: TaskEnvelope): PlanDia
   const kinds = new Set(plan.nodes.map((n) => n.kind));
   const out: PlanDiagnostic[] = [];
   for (const kind of topology.requiredKinds ?? []) {
-    if (!kinds.has(kind as never)) out.push(issue('required_kind', `policy requires a ${kind} node`, { suggestion: `Add a ${kind} node.` }));
+    if (!kinds.has(kind as never))
+      out.push(
+        issue('required_kind', `policy requires a ${kind} node`, { suggestion: `Add a ${kind} node.` }),
+      );
   }
   for (const node of plan.nodes) {
     if ((topology.forbiddenKinds ?? []).includes(node.kind)) {
-      out.push(issue('forbidden_kind', `policy forbids ${node.kind} nodes`, { nodeId: node.id, suggestion: `Remove ${node.id}.` }));
+      out.push(
+        issue('forbidden_kind', `policy forbids ${node.kind} nodes`, {
+          nodeId: node.id,
+          suggestion: `Remove ${node.id}.`,
+        }),
+      );
     }
   }
   if (topology.maxDepth !== undefined && index.depth > topology.maxDepth) {
-    out.push(issue('max_depth', `plan depth ${index.depth} exceeds maxDepth ${topology.maxDepth}`, { suggestion: `Shorten the longest chain to ${topology.maxDepth} nodes.` }));
+    out.push(
+      issue('max_depth', `plan depth ${index.depth} exceeds maxDepth ${topology.maxDepth}`, {
+        suggestion: `Shorten the longest chain to ${topology.maxDepth} nodes.`,
+      }),
+    );
   }
   return out;
 }
 
 /** The caller's schema must compile under the hardened rules. */
 export function checkCallerSchema(envelope: TaskEnvelope): PlanDiagnostic[] {
-  return checkUntrustedSchema(envelope.outputContract.schema).map((i) => issue('caller_schema', `${i.path}: ${i.message}`, { details: { check: 'caller_schema', code: i.code } }));
+  return checkUntrustedSchema(envelope.outputContract.schema).map((i) =>
+    issue('caller_schema', `${i.path}: ${i.message}`, { details: { check: 'caller_schema', code: i.code } }),
+  );
 }
 
 /** A cycle among the nodes Kahn's algorithm could not order (only called when there is one). */

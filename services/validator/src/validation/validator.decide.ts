@@ -75,7 +75,12 @@ const RULE_BASED = PlannerFallbackSchema.shape.planner.value;
  * except for a replan a node's failure asked for: the run keeps its plan and the executor takes the
  * node on down its repair chain (docs/lifecycle.md), so nothing follows the rejection.
  */
-function afterRejection(run: ActiveRun, draft: Draft, bundle: DiagnosticsBundle, limits: Limits): DecidedEvent[] {
+function afterRejection(
+  run: ActiveRun,
+  draft: Draft,
+  bundle: DiagnosticsBundle,
+  limits: Limits,
+): DecidedEvent[] {
   const { attempt } = draft;
   const { plannerId } = draft.plan.metadata;
   const { maxAttempts, replan } = limits;
@@ -96,7 +101,9 @@ function afterRejection(run: ActiveRun, draft: Draft, bundle: DiagnosticsBundle,
   }
   if (run.planVersion > 0 && replan?.trigger.kind === 'node_failed') return [];
   const reason = failureReason(attempt, bundle);
-  return [runEvent('run_failed', { code: 'plan_rejected', reason, diagnostics: bundle, registry: draft.registry })];
+  return [
+    runEvent('run_failed', { code: 'plan_rejected', reason, diagnostics: bundle, registry: draft.registry }),
+  ];
 }
 
 interface Limits {
@@ -109,7 +116,12 @@ type Draft = EventPayload<'plan_drafted'>;
 
 type Replan = ValidatorState['replan'];
 
-function accepted(run: ActiveRun, draft: Draft, diagnostics: DiagnosticsBundle, replan: Replan): DecidedEvent {
+function accepted(
+  run: ActiveRun,
+  draft: Draft,
+  diagnostics: DiagnosticsBundle,
+  replan: Replan,
+): DecidedEvent {
   const version = run.planVersion + 1;
   const plan: PlanGraph = { ...draft.plan, planVersion: version };
   const { planHash, registry } = draft;
@@ -137,7 +149,9 @@ function provenance(plan: PlanGraph): EventPayload<'plan_generated'>['metadata']
 /** A clear message: how many attempts, and the first blocking findings with their suggestions. */
 function failureReason(attempt: number, bundle: DiagnosticsBundle): string {
   const blocking = bundle.failures.filter((d) => d.status === 'unsatisfied');
-  const shown = blocking.slice(0, 3).map((d) => `${d.constraint ?? d.cause}${d.suggestion ? ` (${d.suggestion.split('\n')[0]})` : ''}`);
+  const shown = blocking
+    .slice(0, 3)
+    .map((d) => `${d.constraint ?? d.cause}${d.suggestion ? ` (${d.suggestion.split('\n')[0]})` : ''}`);
   const more = blocking.length > shown.length ? `; and ${blocking.length - shown.length} more` : '';
   return `no valid plan after ${attempt} attempt(s): ${shown.join('; ')}${more}`.slice(0, 8_000);
 }

@@ -11,7 +11,8 @@ const objectiveBrief: FacetDefinition = {
     required: ['objective'],
     properties: { objective: text(10_000), successCriteria: textList(20) },
   },
-  semantics: 'Treat objective as the goal every output must serve; successCriteria are the tests a reviewer will apply.',
+  semantics:
+    'Treat objective as the goal every output must serve; successCriteria are the tests a reviewer will apply.',
   metadata: { version: 'v1', directionality: 'input' },
 };
 
@@ -25,7 +26,8 @@ const audienceProfile: FacetDefinition = {
     required: ['persona', 'segments'],
     properties: { persona: text(500), segments: textList(20, 200), regions: textList(50, 100) },
   },
-  semantics: 'Write for this persona and these segments; respect regional conventions when regions are given.',
+  semantics:
+    'Write for this persona and these segments; respect regional conventions when regions are given.',
   metadata: { version: 'v1', directionality: 'input' },
 };
 
@@ -35,7 +37,19 @@ const toneOfVoice: FacetDefinition = {
   description: 'Adjusts emotional style and diction of the generated text.',
   schema: {
     type: 'string',
-    enum: ['friendly', 'professional', 'inspiring', 'confident', 'supportive', 'playful', 'authoritative', 'empathetic', 'bold', 'formal', 'casual'],
+    enum: [
+      'friendly',
+      'professional',
+      'inspiring',
+      'confident',
+      'supportive',
+      'playful',
+      'authoritative',
+      'empathetic',
+      'bold',
+      'formal',
+      'casual',
+    ],
   },
   semantics: 'Agent should skew language, phrasing, word choice to reflect the tone value.',
   metadata: { version: 'v1', directionality: 'input' },
@@ -69,14 +83,23 @@ const assetBundle: FacetDefinition = {
           type: 'object',
           additionalProperties: false,
           required: ['type', 'payload'],
-          properties: { type: { type: 'string', const: 'data' }, payload: { type: 'object', maxProperties: 100 } },
+          properties: {
+            type: { type: 'string', const: 'data' },
+            payload: { type: 'object', maxProperties: 100 },
+          },
         },
       ],
     },
   },
-  semantics: 'Ground claims in these assets; prefer facts found in them over assumptions. `data` assets carry structured facts (company profile, product sheet).',
+  semantics:
+    'Ground claims in these assets; prefer facts found in them over assumptions. `data` assets carry structured facts (company profile, product sheet).',
   metadata: { version: 'v1', directionality: 'input' },
 };
 
 /** The caller-supplied facets of spec 003 §11: objective, audience, tone, assets. */
-export const BRIEF_FACETS: readonly FacetDefinition[] = [objectiveBrief, audienceProfile, toneOfVoice, assetBundle];
+export const BRIEF_FACETS: readonly FacetDefinition[] = [
+  objectiveBrief,
+  audienceProfile,
+  toneOfVoice,
+  assetBundle,
+];

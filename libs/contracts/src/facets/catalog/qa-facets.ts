@@ -2,7 +2,11 @@ import type { FacetDefinition } from '../facet-definition';
 import { QA_CHECKS, SEVERITIES, text } from './schema-fragments';
 
 const score = { type: 'number', minimum: 0, maximum: 1 };
-const scoresByCheck = { type: 'object', propertyNames: { type: 'string', enum: QA_CHECKS }, additionalProperties: score };
+const scoresByCheck = {
+  type: 'object',
+  propertyNames: { type: 'string', enum: QA_CHECKS },
+  additionalProperties: score,
+};
 
 const qaRubric: FacetDefinition = {
   name: 'qaRubric',
@@ -21,7 +25,8 @@ const qaRubric: FacetDefinition = {
       },
     },
   },
-  semantics: 'Score every listed check in [0, 1]; a check below its threshold (or overall below thresholds.overall) is a failure.',
+  semantics:
+    'Score every listed check in [0, 1]; a check below its threshold (or overall below thresholds.overall) is a failure.',
   metadata: { version: 'v1', directionality: 'input' },
 };
 
@@ -54,7 +59,8 @@ const qaFindings: FacetDefinition = {
       overallStatus: { type: 'string', enum: ['pass', 'needs_revision', 'fail'] },
     },
   },
-  semantics: 'Report overallScore in [0, 1], a score per check, every issue found (with the variant it concerns), and a pass/needs_revision/fail verdict.',
+  semantics:
+    'Report overallScore in [0, 1], a score per check, every issue found (with the variant it concerns), and a pass/needs_revision/fail verdict.',
   metadata: { version: 'v1', directionality: 'output' },
 };
 
@@ -69,7 +75,11 @@ const recommendationSet: FacetDefinition = {
       type: 'object',
       additionalProperties: false,
       required: ['severity', 'recommendation', 'rationale'],
-      properties: { severity: { type: 'string', enum: SEVERITIES }, recommendation: text(1_000), rationale: text(2_000) },
+      properties: {
+        severity: { type: 'string', enum: SEVERITIES },
+        recommendation: text(1_000),
+        rationale: text(2_000),
+      },
     },
   },
   semantics: 'Each recommendation is one concrete edit, with how much it matters and why.',

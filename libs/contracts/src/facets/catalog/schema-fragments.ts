@@ -10,7 +10,16 @@ export const textList = (maxItems: number, maxLength = 500, minItems = 0) => ({
 });
 
 /** The QA checks a rubric can ask for and findings can score. */
-export const QA_CHECKS = ['readability', 'clarity', 'objective_fit', 'policy_risk', 'brand_voice', 'tone_alignment', 'cta_presence', 'compliance'];
+export const QA_CHECKS = [
+  'readability',
+  'clarity',
+  'objective_fit',
+  'policy_risk',
+  'brand_voice',
+  'tone_alignment',
+  'cta_presence',
+  'compliance',
+];
 
 /** Severities shared by QA issues and recommendations. */
 export const SEVERITIES = ['low', 'medium', 'high'];

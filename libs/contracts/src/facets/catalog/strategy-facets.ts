@@ -4,7 +4,8 @@ import { text, textList } from './schema-fragments';
 const writerBrief: FacetDefinition = {
   name: 'writerBrief',
   title: 'Writer Brief',
-  description: 'Narrative direction, key points, blockers for writers; produced by strategy, consumed by execution.',
+  description:
+    'Narrative direction, key points, blockers for writers; produced by strategy, consumed by execution.',
   schema: {
     type: 'object',
     additionalProperties: false,
@@ -29,7 +30,8 @@ const planKnobs: FacetDefinition = {
       length: { type: 'string', enum: ['short', 'medium', 'long'] },
     },
   },
-  semantics: 'Produce exactly variantCount variants when set; weight the call to action by ctaFocus; size copy by length.',
+  semantics:
+    'Produce exactly variantCount variants when set; weight the call to action by ctaFocus; size copy by length.',
   metadata: { version: 'v1', directionality: 'bidirectional' },
 };
 
@@ -67,4 +69,9 @@ const copyVariants: FacetDefinition = {
 };
 
 /** The strategy and copy facets of spec 003 §11. */
-export const STRATEGY_FACETS: readonly FacetDefinition[] = [writerBrief, planKnobs, strategicRationale, copyVariants];
+export const STRATEGY_FACETS: readonly FacetDefinition[] = [
+  writerBrief,
+  planKnobs,
+  strategicRationale,
+  copyVariants,
+];

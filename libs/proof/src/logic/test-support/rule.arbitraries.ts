@@ -40,8 +40,25 @@ const reduceShape = (item: Shape): Shape => ({
 });
 
 const BINARY = [
-  '==', '===', '!=', '!==', '<', '<=', '>', '>=', 'in',
-  '+', '-', '*', '/', '%', 'cat', 'substr', 'merge', 'min', 'max',
+  '==',
+  '===',
+  '!=',
+  '!==',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  'in',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  'cat',
+  'substr',
+  'merge',
+  'min',
+  'max',
 ];
 const UNARY = ['!', '!!', '-', '*', 'max', 'merge', 'cat', 'substr'];
 const VARIADIC = ['<', '<=', 'and', 'or', 'if', '?:', '+', 'cat', 'substr', 'min', 'merge', '*'];
@@ -57,7 +74,10 @@ function leafArb(shape: Shape): fc.Arbitrary<unknown> {
     { arbitrary: scalarLiteral, weight: 3 },
     { arbitrary: fc.array(scalarLiteral, { maxLength: 3 }), weight: 1 },
     { arbitrary: keys.map((ks) => ({ missing: ks })), weight: 1 },
-    { arbitrary: fc.tuple(fc.integer({ min: 0, max: 2 }), keys).map((xs) => ({ missing_some: xs })), weight: 1 },
+    {
+      arbitrary: fc.tuple(fc.integer({ min: 0, max: 2 }), keys).map((xs) => ({ missing_some: xs })),
+      weight: 1,
+    },
   );
 }
 

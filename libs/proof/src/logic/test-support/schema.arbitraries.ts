@@ -32,12 +32,14 @@ const constantOptional = (key: string, value: number) => optional(key, fc.consta
 const numberSchema = fc
   .tuple(fc.constantFrom('number', 'integer'), ordered(bound), fc.boolean(), fc.boolean())
   .chain(([type, [lo, hi], openLo, openHi]) =>
-    fc.tuple(
-      constantOptional(openLo ? 'exclusiveMinimum' : 'minimum', lo),
-      constantOptional(openHi ? 'exclusiveMaximum' : 'maximum', hi),
-      optional('minimum', bound),
-      optional('multipleOf', fc.constant(1)),
-    ).map(([low, high, extra, multiple]) => ({ type, ...extra, ...low, ...high, ...multiple })),
+    fc
+      .tuple(
+        constantOptional(openLo ? 'exclusiveMinimum' : 'minimum', lo),
+        constantOptional(openHi ? 'exclusiveMaximum' : 'maximum', hi),
+        optional('minimum', bound),
+        optional('multipleOf', fc.constant(1)),
+      )
+      .map(([low, high, extra, multiple]) => ({ type, ...extra, ...low, ...high, ...multiple })),
   );
 const lengths = (min: string, max: string) =>
   ordered(count)
@@ -47,16 +49,28 @@ const scalarSchema: fc.Arbitrary<Schema> = fc.oneof(
   numberSchema,
   lengths('minLength', 'maxLength').map((l) => ({ type: 'string', ...l })),
   fc.constantFrom<Schema>(
-    { type: 'boolean' }, { type: 'null' }, { type: ['string', 'null'] }, { type: ['number', 'string'] }, {},
+    { type: 'boolean' },
+    { type: 'null' },
+    { type: ['string', 'null'] },
+    { type: ['number', 'string'] },
+    {},
   ),
-  fc.record({ enum: fc.uniqueArray(scalarLiteral, { minLength: 1, maxLength: 4, selector: JSON.stringify }) }),
-  fc.record({ enum: fc.uniqueArray(compoundLiteral, { minLength: 1, maxLength: 3, selector: JSON.stringify }) }),
+  fc.record({
+    enum: fc.uniqueArray(scalarLiteral, { minLength: 1, maxLength: 4, selector: JSON.stringify }),
+  }),
+  fc.record({
+    enum: fc.uniqueArray(compoundLiteral, { minLength: 1, maxLength: 3, selector: JSON.stringify }),
+  }),
   fc.record({ const: scalarLiteral }),
 );
 
 const schemas = fc.letrec<{ schema: Schema; array: Schema; object: Schema; allOf: Schema }>((tie) => ({
   schema: fc.oneof(
-    { maxDepth: 3, depthSize: 'small' }, scalarSchema, tie('array'), tie('object'), tie('allOf'),
+    { maxDepth: 3, depthSize: 'small' },
+    scalarSchema,
+    tie('array'),
+    tie('object'),
+    tie('allOf'),
   ),
   array: fc
     .tuple(lengths('minItems', 'maxItems'), optional('items', tie('schema')))
@@ -145,12 +159,14 @@ function shapedValue(schema: unknown, depth: number): fc.Arbitrary<unknown> {
   }
   const t = schema.type;
   const types: unknown[] = typeof t === 'string' ? [t] : Array.isArray(t) ? t : ANY_TYPE;
-  return fc.oneof(...types.map((type): fc.Arbitrary<unknown> => {
-    if (type === 'integer' || type === 'number') return numberValue(schema, type === 'integer');
-    if (type === 'string') return texts;
-    if (type === 'boolean') return fc.boolean();
-    if (type === 'null') return fc.constant(null);
-    if (type === 'array') return arrayValue(schema, depth);
-    return type === 'object' ? objectValue(schema, depth) : anyValue;
-  }));
+  return fc.oneof(
+    ...types.map((type): fc.Arbitrary<unknown> => {
+      if (type === 'integer' || type === 'number') return numberValue(schema, type === 'integer');
+      if (type === 'string') return texts;
+      if (type === 'boolean') return fc.boolean();
+      if (type === 'null') return fc.constant(null);
+      if (type === 'array') return arrayValue(schema, depth);
+      return type === 'object' ? objectValue(schema, depth) : anyValue;
+    }),
+  );
 }

@@ -187,26 +187,30 @@ export function describeRunStreams(name: string, makeHarness: () => Promise<Stre
     it.each([
       ['complete', [] as unknown[]],
       ['run_failed', [REVIEW]],
-    ])('Last-Event-ID at or past %s returns at once; before it, the rest', async (type, rules) => {
-      const run = track(await h.client.start(envelopeWithPolicies(rules)));
-      if (type === 'run_failed') {
-        await storedEvent(run.runId, (e) => e.type === 'hitl_request', 'hitl_request');
-        await resolve(run.runId, 'hitl-1', 'reject');
-      }
-      const frames = await run.ended;
-      const terminal = frames[frames.length - 1];
-      expect(terminal.type).toBe(type);
-      for (const after of [terminal.position, terminal.position + 1, Number.MAX_SAFE_INTEGER]) {
-        const stream = track(await h.client.follow(run.runId, after));
-        expect(stream.status).toBe(200);
-        expect(await within(PROMPT_MS, `GET events after ${after}`, stream.ended)).toEqual([]);
-      }
-      const tail = track(await h.client.follow(run.runId, terminal.position - 1));
-      const end = await within(PROMPT_MS, 'GET events of the end', tail.ended);
-      expect(keysOfFrames(end)).toEqual(keysOfFrames([terminal]));
-      const whole = track(await h.client.follow(run.runId));
-      const replay = await within(PROMPT_MS, 'GET events of an ended run', whole.ended);
-      expect(keysOfFrames(replay)).toEqual(keysOfFrames(frames));
-    }, 180_000);
+    ])(
+      'Last-Event-ID at or past %s returns at once; before it, the rest',
+      async (type, rules) => {
+        const run = track(await h.client.start(envelopeWithPolicies(rules)));
+        if (type === 'run_failed') {
+          await storedEvent(run.runId, (e) => e.type === 'hitl_request', 'hitl_request');
+          await resolve(run.runId, 'hitl-1', 'reject');
+        }
+        const frames = await run.ended;
+        const terminal = frames[frames.length - 1];
+        expect(terminal.type).toBe(type);
+        for (const after of [terminal.position, terminal.position + 1, Number.MAX_SAFE_INTEGER]) {
+          const stream = track(await h.client.follow(run.runId, after));
+          expect(stream.status).toBe(200);
+          expect(await within(PROMPT_MS, `GET events after ${after}`, stream.ended)).toEqual([]);
+        }
+        const tail = track(await h.client.follow(run.runId, terminal.position - 1));
+        const end = await within(PROMPT_MS, 'GET events of the end', tail.ended);
+        expect(keysOfFrames(end)).toEqual(keysOfFrames([terminal]));
+        const whole = track(await h.client.follow(run.runId));
+        const replay = await within(PROMPT_MS, 'GET events of an ended run', whole.ended);
+        expect(keysOfFrames(replay)).toEqual(keysOfFrames(frames));
+      },
+      180_000,
+    );
   });
 }
