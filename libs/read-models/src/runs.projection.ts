@@ -106,14 +106,7 @@ const APPLY: Record<string, Apply> = {
       .where('request_id', '=', p.requestId)
       .execute();
     // Still waiting while another request is open; a pause is left to run_resumed.
-    const open = await db
-      .selectFrom('hitl_requests')
-      .select('request_id')
-      .where('run_id', '=', runId)
-      .where('status', '=', 'pending')
-      .limit(1)
-      .execute();
-    if (open.length === 0)
+    if (!(await hasOpenRequest(db, runId)))
       await db
         .updateTable('runs')
         .set({ status: 'running' })
@@ -126,16 +119,10 @@ const APPLY: Record<string, Apply> = {
   },
   run_resumed: async (db, runId) => {
     // Back to where the pause found it: waiting for an operator if a request is still open.
-    const open = await db
-      .selectFrom('hitl_requests')
-      .select('request_id')
-      .where('run_id', '=', runId)
-      .where('status', '=', 'pending')
-      .limit(1)
-      .execute();
+    const open = await hasOpenRequest(db, runId);
     await db
       .updateTable('runs')
-      .set({ status: open.length ? 'awaiting_hitl' : 'running' })
+      .set({ status: open ? 'awaiting_hitl' : 'running' })
       .where('run_id', '=', runId)
       .where('status', '=', 'paused')
       .execute();
@@ -278,4 +265,16 @@ async function setNode(db: Trx, runId: string, nodeId: string, values: Record<st
     .where('run_id', '=', runId)
     .where('node_id', '=', nodeId)
     .execute();
+}
+
+/** True while some HITL request of the run is still pending in the read model. */
+async function hasOpenRequest(db: Trx, runId: string): Promise<boolean> {
+  const open = await db
+    .selectFrom('hitl_requests')
+    .select('request_id')
+    .where('run_id', '=', runId)
+    .where('status', '=', 'pending')
+    .limit(1)
+    .execute();
+  return open.length > 0;
 }
