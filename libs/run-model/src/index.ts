@@ -42,7 +42,7 @@ export {
   type ControlOutcome,
 } from './policy/run-control.decide';
 export { foldDecided, type Decided } from './policy/fold';
-export { DEFAULT_MAX_HITL_REQUESTS, type RunLimits } from './policy/run-limits';
+export { DEFAULT_MAX_HITL_REQUESTS, replanLimitFailure, type RunLimits } from './policy/run-limits';
 export {
   decideCancel,
   type CancelDecision,

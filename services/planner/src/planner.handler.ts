@@ -8,7 +8,13 @@ import {
   type PlannerOutput,
 } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
-import { evolveRun, initialRunState, runMetadata, type StartedRun } from '@flex/run-model';
+import {
+  evolveRun,
+  initialRunState,
+  replanLimitFailure,
+  runMetadata,
+  type StartedRun,
+} from '@flex/run-model';
 import {
   activeRegistrations,
   fetchCapabilitySnapshot,
@@ -43,12 +49,14 @@ export class PlannerHandler {
     const state = history.reduce(evolveRun, initialRunState());
     if (state.status === 'none' || state.pendingPlanRequest?.eventId !== event.id) return;
     const request = event.payload as PlanRequest;
-    const replans = history.filter(isReplanRequest);
-    const max = this.runtime.config.FLEX_MAX_REPLANS;
-    const outcome: PlanOutcome =
-      request.reason === 'replan' && replans.length > max
-        ? { kind: 'replan_limit', replans: replans.length, max }
-        : await this.draft(state, request, ctx);
+    // The one replan bound (run-model): the fold has counted this request among the run's replans.
+    const refused =
+      request.reason === 'replan'
+        ? replanLimitFailure(state.replans, this.runtime.config.FLEX_MAX_REPLANS, 'the run')
+        : undefined;
+    const outcome: PlanOutcome = refused
+      ? { kind: 'replan_limit', ...refused }
+      : await this.draft(state, request, ctx);
     await runCommand({
       store,
       streamId: event.streamId,
@@ -86,10 +94,6 @@ export class PlannerHandler {
     if (!request.fallback) return this.planner.plan(input);
     return ruleBasedFallback(input, `${request.fallback.reason}: ${request.fallback.message}`);
   }
-}
-
-function isReplanRequest(e: StoredEvent): boolean {
-  return e.type === 'plan_requested' && (e.payload as PlanRequest).reason === 'replan';
 }
 
 function knownOf(snapshot: CapabilitySnapshot): KnownCapability[] {

@@ -9,7 +9,7 @@ import {
   type StartedRun,
 } from '../run.state';
 import { foldDecided, type Decided } from './fold';
-import type { RunLimits } from './run-limits';
+import { replanLimitFailure, type RunLimits } from './run-limits';
 
 /** Where an action comes from: the policy that fired (if any), its trigger and the node concerned. */
 export interface ActionContext {
@@ -117,14 +117,12 @@ export function decideFirings(
  */
 function replan(state: StartedRun, ctx: ActionContext, limits: RunLimits): Decided[] {
   if (replanInFlight(state) || (isPlanned(state) && state.deferredReplan)) return [];
-  if (state.replans >= limits.maxReplans)
-    return [
-      failed(
-        'replans_exhausted',
-        `policy ${ctx.policyId ?? '(hitl)'} asked for a replan after ${state.replans} replan(s); the limit is ${limits.maxReplans}`,
-        ctx.nodeId,
-      ),
-    ];
+  const refused = replanLimitFailure(
+    state.replans + 1,
+    limits.maxReplans,
+    `policy ${ctx.policyId ?? '(hitl)'}`,
+  );
+  if (refused) return [failed(refused.code, refused.reason, ctx.nodeId)];
   const trigger = strip({ ...ctx.trigger, policyId: ctx.policyId });
   const waitingFor = pendingHitlRequests(state);
   if (waitingFor.length)
@@ -144,14 +142,8 @@ function replan(state: StartedRun, ctx: ActionContext, limits: RunLimits): Decid
 export function decideDeferredReplan(state: RunState, limits: RunLimits): Decided[] {
   if (state.status !== 'running' || !state.deferredReplan || replanInFlight(state)) return [];
   const { trigger, policyId, nodeId } = state.deferredReplan;
-  if (state.replans >= limits.maxReplans)
-    return [
-      failed(
-        'replans_exhausted',
-        `policy ${policyId ?? '(hitl)'} asked for a replan after ${state.replans} replan(s); the limit is ${limits.maxReplans}`,
-        nodeId,
-      ),
-    ];
+  const refused = replanLimitFailure(state.replans + 1, limits.maxReplans, `policy ${policyId ?? '(hitl)'}`);
+  if (refused) return [failed(refused.code, refused.reason, nodeId)];
   return [planRequest(state, trigger)];
 }
 

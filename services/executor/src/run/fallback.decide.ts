@@ -4,6 +4,7 @@ import {
   decideAction,
   DEFAULT_MAX_HITL_REQUESTS,
   nextHitlRequestId,
+  replanLimitFailure,
   type NodeState,
   type RunLimits,
   type RunningRun,
@@ -57,7 +58,8 @@ export function fallbackChain(
     state.replan.trigger.kind === 'node_failed' &&
     state.replan.trigger.nodeId === node.id;
   const producers = otherProducers(node, options.fallbacks ?? [], [node.capabilityId, failedCapability]);
-  if (node.capabilityId && !refused && state.replans < maxReplans && producers.length > 0) {
+  const canReplan = replanLimitFailure(state.replans + 1, maxReplans, 'a node failure') === undefined;
+  if (node.capabilityId && !refused && canReplan && producers.length > 0) {
     const trigger = {
       kind: 'node_failed',
       nodeId: node.id,

@@ -305,7 +305,7 @@ describe('executor: runtime policies (given events, when a trigger, then events)
       { limits },
     );
     expect(types(events)).toEqual(['policy_triggered', 'run_failed']);
-    expect(events[1].payload).toMatchObject({ code: 'replans_exhausted' });
+    expect(events[1].payload).toMatchObject({ code: 'replan_limit' });
   });
 
   it('after a replan, plan_updated continues the run: completed nodes keep their outputs, only new work starts', () => {

@@ -24,7 +24,7 @@ export interface Planned {
 }
 
 /** What the adapter learned for one plan request: the planner's answer, or that the replan budget is spent. */
-export type PlanOutcome = Planned | { kind: 'replan_limit'; replans: number; max: number };
+export type PlanOutcome = Planned | { kind: 'replan_limit'; code: 'replan_limit'; reason: string };
 
 /**
  * React to one plan request: a draft for the validator, recorded with the registry the planner saw;
@@ -35,11 +35,8 @@ export type PlanOutcome = Planned | { kind: 'replan_limit'; replans: number; max
 export function decidePlan(state: RunState, requestEventId: string, outcome: PlanOutcome): DecidedEvent[] {
   if (state.status === 'none' || isTerminal(state)) return [];
   if (state.pendingPlanRequest?.eventId !== requestEventId) return [];
-  if (outcome.kind === 'replan_limit') {
-    const { replans, max } = outcome;
-    const reason = `replan ${replans} refused: a run may replan at most ${max} time(s) (FLEX_MAX_REPLANS)`;
-    return [runEvent('run_failed', { code: 'replan_limit', reason })];
-  }
+  if (outcome.kind === 'replan_limit')
+    return [runEvent('run_failed', { code: outcome.code, reason: outcome.reason })];
   return [drafted(state, state.pendingPlanRequest.attempt, outcome)];
 }
 

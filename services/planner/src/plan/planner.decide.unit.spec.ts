@@ -4,7 +4,7 @@ import {
   PlanDraftedPayloadSchema,
   type PlannerError,
 } from '@flex/contracts';
-import { evolveRun, initialRunState, type RunState } from '@flex/run-model';
+import { evolveRun, initialRunState, replanLimitFailure, type RunState } from '@flex/run-model';
 import { givenEvents } from '@flex/testing';
 import { decidePlan, type Planned } from './planner.decide';
 import { planRuleBased } from './rule-based.planner';
@@ -187,15 +187,20 @@ describe('decidePlan', () => {
     ]);
   });
 
-  it('fails the run with replan_limit past FLEX_MAX_REPLANS', () => {
-    expect(decidePlan(given(requested), 'req-1', { kind: 'replan_limit', replans: 4, max: 3 })).toEqual([
-      {
-        type: 'run_failed',
-        payload: {
-          code: 'replan_limit',
-          reason: 'replan 4 refused: a run may replan at most 3 time(s) (FLEX_MAX_REPLANS)',
-        },
-      },
+  it('fails the run with replan_limit past FLEX_MAX_REPLANS (the one bound, in run-model)', () => {
+    const refused = replanLimitFailure(4, 3, 'the run');
+    expect(refused).toEqual({
+      code: 'replan_limit',
+      reason: 'the run asked for replan 4; a run may replan at most 3 time(s) (FLEX_MAX_REPLANS)',
+    });
+    expect(replanLimitFailure(3, 3, 'the run')).toBeUndefined();
+    const outcome = {
+      kind: 'replan_limit' as const,
+      code: 'replan_limit' as const,
+      reason: refused?.reason ?? '',
+    };
+    expect(decidePlan(given(requested), 'req-1', outcome)).toEqual([
+      { type: 'run_failed', payload: { code: 'replan_limit', reason: outcome.reason } },
     ]);
   });
 
