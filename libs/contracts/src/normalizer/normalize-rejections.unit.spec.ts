@@ -271,6 +271,14 @@ describe('normalizeEnvelope: limits and hostile input', () => {
     expect(refuse(raw)).toEqual([expect.objectContaining({ path, code })]);
   });
 
+  it.each([
+    ['a NUL in the objective', { ...base(), objective: 'Write\u0000 posts' }, 'objective'],
+    ['a lone surrogate in an input', { ...base(), inputs: { note: 'cut \uD83D' } }, 'inputs.note'],
+    ['a NUL in an input key', { ...base(), inputs: { ['a\u0000b']: 1 } }, 'inputs["a\\u0000b"]'],
+  ])('refuses text Postgres cannot store (%s), naming the path', (_name, raw, path) => {
+    expect(refuse(raw)).toEqual([expect.objectContaining({ path, code: 'unstorable_text' })]);
+  });
+
   it('refuses a cycle without throwing', () => {
     const raw: Record<string, unknown> = { ...base() };
     raw.inputs = { self: raw };
