@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '@flex/runtime';
-import { FlexClient, type Frame } from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../apps/flex/src/embedded/embedded';
+import type { Frame } from '@flex/testing';
+import { useEmbeddedFlex } from './integration/embedded-flex';
 
 const TOKEN = 'contract-client';
 const types = (frames: Frame[]) => frames.map((f) => f.type);
@@ -33,24 +32,10 @@ const variants = (
  * agents: what the validator accepts completes, what it refutes fails before any agent runs.
  */
 describe('an accepted plan delivers its contract (embedded, over HTTP)', () => {
-  let flex: EmbeddedFlex;
-  let client: FlexClient;
-
-  beforeAll(async () => {
-    flex = await startEmbedded({
-      config: loadConfig({ FLEX_API_TOKENS: `${TOKEN}:client`, FLEX_LOG_LEVEL: 'silent', PORT: '0' }),
-      dataDir: null,
-      agents: true,
-    });
-    client = new FlexClient(flex.url, TOKEN);
-  }, 60_000);
-
-  afterAll(async () => {
-    await flex?.close();
-  });
+  const embedded = useEmbeddedFlex(TOKEN);
 
   const run = async (body: unknown) => {
-    const result = await client.runStream(body);
+    const result = await embedded.client().runStream(body);
     expect(result.status).toBe(200);
     return result.frames;
   };

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PlanGeneratedPayloadSchema, PlanRejectedPayloadSchema, registrySnapshotOf } from '@flex/contracts';
-import { activeRegistrations, fetchCapabilitySnapshot, loadConfig } from '@flex/runtime';
-import { FlexClient, type Frame } from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { activeRegistrations, fetchCapabilitySnapshot } from '@flex/runtime';
+import type { Frame } from '@flex/testing';
+import { useEmbeddedFlex } from './embedded-flex';
 
 const TOKEN = 'plan-loop-client';
 const sample = () => JSON.parse(readFileSync(join(__dirname, '../../examples/envelope.json'), 'utf8'));
@@ -12,27 +12,13 @@ const payloadOf = (frames: Frame[], type: string): any => frames.find((f) => f.t
 
 /** The whole loop in one process (gateway, registry, planner, validator, executor, reference agents). */
 describe('plan → proof → run (embedded)', () => {
-  let flex: EmbeddedFlex;
-  let client: FlexClient;
-
-  beforeAll(async () => {
-    flex = await startEmbedded({
-      config: loadConfig({ FLEX_API_TOKENS: `${TOKEN}:client`, FLEX_LOG_LEVEL: 'silent', PORT: '0' }),
-      dataDir: null,
-      agents: true,
-    });
-    client = new FlexClient(flex.url, TOKEN);
-  }, 60_000);
-
-  afterAll(async () => {
-    await flex?.close();
-  });
+  const embedded = useEmbeddedFlex(TOKEN);
 
   it('a first draft the validator rejects, a second it accepts: plan_requested → plan_rejected → plan_requested → plan_generated → complete', async () => {
     // The caller allows a plan three nodes deep; the first draft branches its two variants (depth 4).
     const envelope = sample();
     envelope.policies = { planner: { topology: { maxDepth: 3 } } };
-    const result = await client.runStream(envelope);
+    const result = await embedded.client().runStream(envelope);
     expect(result.status).toBe(200);
     const planning = types(result.frames).filter((t) => t.startsWith('plan_'));
     expect(planning).toEqual(['plan_requested', 'plan_rejected', 'plan_requested', 'plan_generated']);
@@ -60,7 +46,9 @@ describe('plan → proof → run (embedded)', () => {
     });
     // Both drafts name the registry the planner was given: the live one, as a replay can check.
     const live = registrySnapshotOf(
-      activeRegistrations(await fetchCapabilitySnapshot(flex.runtime.messaging, flex.runtime.prefix)),
+      activeRegistrations(
+        await fetchCapabilitySnapshot(embedded.flex().runtime.messaging, embedded.flex().runtime.prefix),
+      ),
     );
     expect(rejected.registry).toEqual(live);
     expect(generated.registry).toEqual(live);
@@ -76,7 +64,7 @@ describe('plan → proof → run (embedded)', () => {
       { constraintId: 'exact_two', level: 'soft', expr: { '==': [{ var: 'copyVariants.length' }, 2] } },
       { constraintId: 'tone_hint', level: 'informational', expr: { '!!': [{ var: 'toneOfVoice' }] } },
     ];
-    const result = await client.runStream(envelope);
+    const result = await embedded.client().runStream(envelope);
     const generated = payloadOf(result.frames, 'plan_generated');
     expect(generated.diagnostics).toMatchObject({
       status: 'accepted_with_findings',
@@ -85,7 +73,7 @@ describe('plan → proof → run (embedded)', () => {
       warnings: [],
       infos: [{ cause: 'advisory', constraintId: 'tone_hint' }],
     });
-    const detail = await client.json('GET', `/api/v1/flex/runs/${result.runId}`);
+    const detail = await embedded.client().json('GET', `/api/v1/flex/runs/${result.runId}`);
     expect(detail.body.planVersions).toEqual([
       expect.objectContaining({
         version: 1,
@@ -110,7 +98,7 @@ describe('plan → proof → run (embedded)', () => {
     envelope.outputContract.constraints = [
       { constraintId: 'min_qa', level: 'hard', expr: { '>': [{ var: 'qaFindings.overallScore' }, 1] } },
     ];
-    const result = await client.runStream(envelope);
+    const result = await embedded.client().runStream(envelope);
     const frames = types(result.frames);
     expect(frames).not.toContain('plan_generated');
     expect(frames).not.toContain('node_start');
