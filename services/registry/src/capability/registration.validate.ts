@@ -1,4 +1,9 @@
-import { CapabilityRegistrationSchema, getFacetCatalog, type CapabilityRegistration } from '@flex/contracts';
+import {
+  CapabilityRegistrationSchema,
+  findUnstorableText,
+  getFacetCatalog,
+  type CapabilityRegistration,
+} from '@flex/contracts';
 
 export interface RegistrationIssue {
   /** Where in the registration, as `outputContract[1]` or `heartbeat.timeoutSeconds`. */
@@ -15,6 +20,9 @@ export type RegistrationCheck =
  * capability that produces nothing is rejected with the path and the reason. Pure.
  */
 export function validateRegistration(raw: unknown): RegistrationCheck {
+  // Text Postgres cannot store (a NUL, a lone surrogate) is refused here, not at the append.
+  const unstorable = findUnstorableText(raw);
+  if (unstorable) return { ok: false, issues: [shapeIssue(unstorable.path, unstorable.message)] };
   const parsed = CapabilityRegistrationSchema.safeParse(raw);
   if (!parsed.success) {
     return { ok: false, issues: parsed.error.issues.map((i) => shapeIssue(i.path, i.message)) };

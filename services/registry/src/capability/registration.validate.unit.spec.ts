@@ -19,6 +19,17 @@ describe('validateRegistration', () => {
   });
 
   it.each([
+    ['a NUL in the summary', { summary: 'Wri\u0000tes.' }, 'summary'],
+    ['a lone surrogate in the display name', { displayName: 'Writer \uD83D' }, 'displayName'],
+  ])('refuses text Postgres cannot store (%s), naming the path', (_name, patch, path) => {
+    const check = validateRegistration({ ...valid, ...patch });
+    expect(check).toMatchObject({
+      ok: false,
+      issues: [{ path, code: 'invalid_registration', message: expect.stringMatching(/cannot be stored/) }],
+    });
+  });
+
+  it.each([
     [
       'an unknown input facet',
       { inputContract: ['writerBrief', 'noSuchFacet'] },
