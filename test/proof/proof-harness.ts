@@ -59,7 +59,8 @@ export function tryRunToCompletion(
   plan: PlanGraph,
   envelope: TaskEnvelope,
   outputs: Outputs,
-): { ok: true; state: StartedRun } | { ok: false; reason: string } {
+): { ok: true; state: StartedRun } | { ok: false; reason: string; errors: Array<{ path: string }> } {
+  const errors: Array<{ path: string }> = [];
   let version = 0;
   const at = (type: string, payload: unknown): StoredEvent => {
     version += 1;
@@ -94,8 +95,15 @@ export function tryRunToCompletion(
     const { events } = decideAdvance(state, new Date('2026-01-01T01:00:00.000Z'));
     const ended = events.find((e) => e.type === 'run_failed');
     if (events.length === 0 || ended)
-      return { ok: false, reason: `the run cannot complete: ${JSON.stringify(ended ?? state.nodes)}` };
+      return {
+        ok: false,
+        reason: `the run cannot complete: ${JSON.stringify(ended ?? state.nodes)}`,
+        errors,
+      };
     for (const e of events) {
+      // What the run-time checks refused on the way (node outputs, enforced constraints, the whole).
+      if (e.type === 'validation_error')
+        errors.push(...(e.payload as { errors: Array<{ path: string }> }).errors);
       state = evolveRun(state, at(e.type, e.payload));
       const node =
         e.type === 'node_start'
@@ -108,5 +116,5 @@ export function tryRunToCompletion(
         );
     }
   }
-  return { ok: false, reason: 'the run did not complete within 1,000 decisions' };
+  return { ok: false, reason: 'the run did not complete within 1,000 decisions', errors };
 }
