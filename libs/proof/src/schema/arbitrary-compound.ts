@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { positionParts } from './array-conflicts';
 import { lowerBound, upperBound } from './bounds';
 import type { Conjunct, Labelled } from './conjunct';
-import { distinctValues } from './json-key';
+import { distinctValues } from '../logic/value-key';
 import { isClosed, requiredNames } from './property-schemas';
 import { rejectionOf } from './schema-check';
 import { entryOf, schemaAt, schemaListAt, schemaMapAt } from './schema-read';

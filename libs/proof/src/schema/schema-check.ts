@@ -1,6 +1,6 @@
 import { compileUntrustedSchema, UntrustedSchemaError } from '@flex/facets';
 import type { JsonSchema } from '../verdict';
-import { jsonKey } from './json-key';
+import { valueKey } from '../logic/value-key';
 import { kindOfValue, kindsOfSchema } from './kinds';
 import { hasKeyword, isSchemaObject, type SchemaObject } from './schema-read';
 
@@ -94,12 +94,12 @@ function structuralRejection(value: unknown, schema: SchemaObject): Rejection | 
   if (kind === undefined || !kindsOfSchema(schema).has(kind)) {
     return { keyword: 'type', pointer: '', message: 'wrong type' };
   }
-  const key = jsonKey(value);
-  if (hasKeyword(schema, 'const') && jsonKey(schema.const) !== key) {
+  const key = valueKey(value);
+  if (hasKeyword(schema, 'const') && valueKey(schema.const) !== key) {
     return { keyword: 'const', pointer: '', message: 'not the const' };
   }
   const values = hasKeyword(schema, 'enum') ? schema.enum : undefined;
-  if (Array.isArray(values) && !values.some((v) => jsonKey(v) === key)) {
+  if (Array.isArray(values) && !values.some((v) => valueKey(v) === key)) {
     return { keyword: 'enum', pointer: '', message: 'not in the enum' };
   }
   return undefined;

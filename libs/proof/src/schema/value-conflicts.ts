@@ -1,6 +1,6 @@
 import type { Finding } from '../verdict';
 import { owner, uniqueKeywords, type Conjunct } from './conjunct';
-import { distinctValues, jsonKey } from './json-key';
+import { distinctValues, valueKey } from '../logic/value-key';
 import { rejectionOf } from './schema-check';
 import { hasKeyword } from './schema-read';
 
@@ -49,8 +49,8 @@ function listed(conjunct: Conjunct): Listed[] {
 }
 
 function includes(values: readonly unknown[], value: unknown): boolean {
-  const key = jsonKey(value);
-  return values.some((v) => jsonKey(v) === key);
+  const key = valueKey(value);
+  return values.some((v) => valueKey(v) === key);
 }
 
 function describe(list: Listed): string {

@@ -1,5 +1,5 @@
 import { spend, toConjunction, type Budget, type Conjunct, type Labelled } from './conjunct';
-import { distinctValues } from './json-key';
+import { distinctValues } from '../logic/value-key';
 import { allowedKinds } from './kinds';
 import { numberCandidates } from './number-candidates';
 import { failureOf } from './schema-check';

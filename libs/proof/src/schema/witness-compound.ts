@@ -1,7 +1,7 @@
 import { positionParts } from './array-conflicts';
 import { lowerBound } from './bounds';
 import type { Budget, Conjunct, Labelled } from './conjunct';
-import { jsonKey } from './json-key';
+import { valueKey } from '../logic/value-key';
 import { isClosed, namedSchemas, requiredNames } from './property-schemas';
 import { rejectionOf } from './schema-check';
 import { schemaAt, schemaListAt, schemaMapAt } from './schema-read';
@@ -44,10 +44,10 @@ export function arrayCandidates(
         : tuple
           ? values(positionParts(conjuncts, index), want, depth, budget)
           : shared;
-    const pick = options.find((option) => !unique || !seen.has(jsonKey(option)));
+    const pick = options.find((option) => !unique || !seen.has(valueKey(option)));
     if (pick === undefined) return [];
     items.push(pick);
-    seen.add(jsonKey(pick));
+    seen.add(valueKey(pick));
   }
   return [items];
 }
