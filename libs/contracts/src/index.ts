@@ -257,6 +257,7 @@ export {
   parseEventPayload,
   runEvent,
   type DecidedRunEvent,
+  type DecidedFlexEvent,
 } from './events/event-catalog';
 export { FlexEventFrameSchema, type FlexEventFrame } from './events/event-frame';
 export {

@@ -1,18 +1,13 @@
+import type { Decision, StateFold } from '@flex/decider';
 import type { EventMetadata, EventStore, NewEvent, StoredEvent } from '@flex/event-store';
 import type { Clock, IdGenerator } from './clock';
 
-/** What a pure decider returns: the type and payload; the adapter adds ids, time and metadata. */
-export interface DecidedEvent {
-  type: string;
-  payload: unknown;
-}
-
-export interface CommandOptions<S> {
+export interface CommandOptions<S, F> {
   store: EventStore;
   streamId: string;
-  initial: () => S;
-  evolve: (state: S, event: StoredEvent) => S;
-  decide: (state: S) => readonly DecidedEvent[];
+  /** How the stream's state is rebuilt (the decider's `initialState` and `evolve`). */
+  fold: StateFold<S>;
+  decide: (state: S) => Decision<F>;
   metadata: (state: S) => EventMetadata;
   /** Same key twice appends nothing the second time (effectively once per input event). */
   idempotencyKey?: string;
@@ -21,27 +16,34 @@ export interface CommandOptions<S> {
   maxConflicts?: number;
 }
 
-export interface CommandResult<S> {
+export interface CommandResult<S, F> {
+  /** What this call appended (none for a duplicate). */
   appended: StoredEvent[];
+  /** The stream's state after the append. */
   state: S;
+  /** The idempotency key was used before: the events stored then stand, nothing was appended. */
   duplicate: boolean;
+  /** The decision taken on the state the append was checked against: its effects are the caller's to perform. */
+  decision: Decision<F>;
 }
 
 /**
  * Load the stream, fold it, decide, append with the expected version. A conflicting append means
- * another instance moved the stream first: reload and decide again (DESIGN §3).
+ * another instance moved the stream first: reload and decide again (DESIGN §3). The decision comes
+ * back with the result, so the adapter performs its effects after the commit.
  */
-export async function runCommand<S>(options: CommandOptions<S>): Promise<CommandResult<S>> {
+export async function runCommand<S, F>(options: CommandOptions<S, F>): Promise<CommandResult<S, F>> {
   const maxConflicts = options.maxConflicts ?? 25;
+  const { fold } = options;
   for (let attempt = 0; ; attempt++) {
     const history = await options.store.readStream(options.streamId);
-    const state = history.reduce(options.evolve, options.initial());
-    const decided = options.decide(state);
-    if (decided.length === 0) return { appended: [], state, duplicate: false };
+    const state = history.reduce(fold.evolve, fold.initialState());
+    const decision = options.decide(state);
+    if (decision.events.length === 0) return { appended: [], state, duplicate: false, decision };
     const version = history.length ? history[history.length - 1].version : 0;
     const meta = options.metadata(state);
     const timestamp = options.clock.now().toISOString();
-    const events: NewEvent[] = decided.map((d) => ({
+    const events: NewEvent[] = decision.events.map((d) => ({
       id: options.ids.uuid(),
       type: d.type,
       payload: d.payload,
@@ -53,8 +55,9 @@ export async function runCommand<S>(options: CommandOptions<S>): Promise<Command
         expectedVersion: version === 0 ? 'no_stream' : version,
         idempotencyKey: options.idempotencyKey,
       });
-      const next = result.events.reduce(options.evolve, state);
-      return { appended: result.duplicate ? [] : result.events, state: next, duplicate: result.duplicate };
+      const next = result.events.reduce(fold.evolve, state);
+      const appended = result.duplicate ? [] : result.events;
+      return { appended, state: next, duplicate: result.duplicate, decision };
     } catch (error) {
       if ((error as { code?: string }).code !== 'WRONG_EXPECTED_VERSION' || attempt >= maxConflicts)
         throw error;

@@ -1,3 +1,4 @@
+import { decision } from '@flex/decider';
 import type { DeadLetter } from '@flex/bus';
 import {
   IdentifierSchema,
@@ -71,9 +72,8 @@ export async function failRunOfDeadLetter(runtime: ServiceRuntime, dead: DeadLet
   const result = await runCommand({
     store: runtime.store,
     streamId: dead.event.streamId,
-    initial: initialRunEnding,
-    evolve: evolveRunEnding,
-    decide: (state) => decideDeadLetterFailure(state, dead),
+    fold: { initialState: initialRunEnding, evolve: evolveRunEnding },
+    decide: (state) => decision(decideDeadLetterFailure(state, dead)),
     metadata: () => ({ correlationId, traceparent, causationId: dead.event.id, producer: dead.consumer }),
     idempotencyKey: `dead-letter:${dead.consumer}:${dead.event.id}`,
     clock: runtime.clock,

@@ -4,7 +4,7 @@ export { systemClock, randomIds, type Clock, type IdGenerator } from './clock';
 export { createMetrics, type Metrics } from './metrics';
 export { RUNTIME, type ServiceRuntime } from './runtime';
 export { createDistributedRuntime, createEmbeddedRuntime, type RuntimeOptions } from './runtime.factory';
-export { runCommand, type CommandOptions, type CommandResult, type DecidedEvent } from './command';
+export { runCommand, type CommandOptions, type CommandResult } from './command';
 export { HealthController } from './health.controller';
 export { startDistributedService, eventsTransport, type ServiceDefinition } from './bootstrap';
 export {

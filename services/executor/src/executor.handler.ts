@@ -4,10 +4,11 @@ import { agentInvokeSubject, type FlexEventContext } from '@flex/bus';
 import type { CapabilityRegistration, EventPayload, PlanNode } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { defaultFacetCompiler } from '@flex/facets';
+import { decision, effectsOf } from '@flex/decider';
 import {
   evolveRun,
   initialRunState,
-  isTerminal,
+  isPlanned,
   nodeOutputErrors,
   runMetadata,
   type OutputIssue,
@@ -22,19 +23,22 @@ import {
   runCommand,
   type ServiceRuntime,
 } from '@flex/runtime';
-import { nodeOutputRequest, type AdvanceDecision } from './run/fallback.decide';
 import { buildInvocation } from './run/context-builder';
+import { needsRegistry, wakeOf, type ExecutorDecision } from './run/executor.decision';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
 import { storableOutcome } from './run/storable-outcome';
+import { decideNodeStart } from './run/node-start.decide';
 import { decideOnEvent, decideReaction, decideTimers } from './run/run.decide';
 
 const WORKING_EVERY_MS = 4_000;
 const SNAPSHOT_TIMEOUT_MS = 3_000;
 
 /**
- * The executor's adapter: every handler loads the run from the store, calls a pure decider and
- * appends with the expected version; nothing lives in memory that the store cannot rebuild. Timers
- * (retry backoff, the run deadline) are deliveries held back with a delayed nak.
+ * The executor's adapter: every handler loads the run from the store, calls a pure decider, appends
+ * its events with the expected version, then performs its effects (invoke an agent, hold the
+ * delivery for a timer, ask the registry and decide again) and decides nothing itself. Nothing lives
+ * in memory that the store cannot rebuild: timers (retry backoff, the run deadline) are deliveries
+ * held back with a delayed nak.
  */
 @Controller()
 export class ExecutorHandler {
@@ -55,98 +59,87 @@ export class ExecutorHandler {
   /** The first accepted plan: `onStart` policies, the first nodes, and the run's deadline timer. */
   @EventPattern('plan_generated')
   async onPlanGenerated(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    await this.react(event, ctx);
-    let wakeInMs: number | undefined;
-    await this.command(event, undefined, (s) => {
-      const decision = decideTimers(s, this.runtime.clock.now(), this.limits);
-      wakeInMs = decision.wakeInMs;
-      return decision.events;
-    });
-    if (wakeInMs !== undefined) ctx.getDelivery().nak(wakeInMs);
+    const reaction = await this.react(event);
+    const timers = await this.command(event, undefined, (s) =>
+      decideTimers(s, this.runtime.clock.now(), this.limits),
+    );
+    hold(ctx, [reaction, timers.decision]);
   }
 
   @EventPattern('plan_updated')
-  onPlanUpdated(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
-    return this.react(event, ctx);
+  async onPlanUpdated(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
+    hold(ctx, [await this.react(event)]);
   }
 
   /** A replan that found no valid plan: the run goes on with the one it has. */
   @EventPattern('plan_rejected')
-  onPlanRejected(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
-    return this.react(event, ctx);
+  async onPlanRejected(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
+    hold(ctx, [await this.react(event)]);
   }
 
   @EventPattern('node_complete')
-  onNodeComplete(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
-    return this.react(event, ctx);
+  async onNodeComplete(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
+    hold(ctx, [await this.react(event)]);
   }
 
   /** A retry that is not due yet comes back through a delayed redelivery of the node_error. */
   @EventPattern('node_error')
-  onNodeError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
-    return this.react(event, ctx);
+  async onNodeError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
+    hold(ctx, [await this.react(event)]);
   }
 
   @EventPattern('validation_error')
-  onValidationError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
-    return this.react(event, ctx);
+  async onValidationError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
+    hold(ctx, [await this.react(event)]);
   }
 
   /** An operator decided: run the follow-up action (resume, fail, nested hitl, replan…), then advance. */
   @EventPattern('hitl_resolved')
-  onHitlResolved(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
-    return this.react(event, ctx);
+  async onHitlResolved(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
+    hold(ctx, [await this.react(event)]);
   }
 
   /** Resumed: the decisions made during the pause take effect, then the run advances. */
   @EventPattern('run_resumed')
-  onRunResumed(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext) {
-    return this.react(event, ctx);
+  async onRunResumed(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
+    hold(ctx, [await this.react(event)]);
   }
 
-  /** node_start → a human capability raises a HITL request; any other is invoked over messaging (idempotency key runId:nodeId:attempt). */
+  /**
+   * node_start → the decider says what to do (ask an operator for a human capability's output, or
+   * invoke the agent); the agent's answer is the next command, keyed by the node_start so that a
+   * redelivery records it once (the agent dedupes on the idempotency key `runId:nodeId:attempt`).
+   */
   @EventPattern('node_start')
   async onNodeStart(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
     const start = event.payload as EventPayload<'node_start'>;
-    const state = await this.load(event.streamId);
-    if (state.status === 'none' || isTerminal(state) || !state.plan) return;
-    const live = state.nodes[start.nodeId];
-    if (!live || live.status !== 'running' || live.attempt !== start.attempt) return;
-    const node = state.plan.nodes.find((n) => n.id === start.nodeId);
-    const capabilityId = start.capabilityId ?? node?.capabilityId;
-    if (!node || !capabilityId) return;
-    if ((await this.registration(capabilityId))?.agentType === 'human') {
-      await this.command(event, `executor:invoke:${event.id}`, (s) => {
-        const current = s.status === 'none' ? undefined : s.nodes[node.id];
-        if (
-          s.status === 'none' ||
-          isTerminal(s) ||
-          current?.status !== 'running' ||
-          current.attempt !== start.attempt
-        )
-          return [];
-        return nodeOutputRequest(
-          s,
-          node,
-          `${capabilityId} is a human capability: an operator supplies the output of ${node.id}`,
-          { limits: this.limits },
-          { capabilityId, inputs: buildInvocation(s, node, start.attempt, 0).inputs },
-        );
-      });
-      return;
-    }
-    const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
-    let outcome: InvokeOutcome;
-    try {
-      // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
-      outcome = storableOutcome(await this.invoke(state, node, capabilityId, start.attempt));
-    } finally {
-      clearInterval(heartbeat);
-    }
-    this.runtime.metrics.observe('flex.node.duration_ms', outcome.durationMs, { capabilityId });
-    await this.command(event, `executor:invoke:${event.id}`, (s) =>
-      decideInvocation(s, start.nodeId, start.attempt, outcome, this.retry),
+    const agentType = start.capabilityId
+      ? (await this.registration(start.capabilityId))?.agentType
+      : undefined;
+    const key = `executor:invoke:${event.id}`;
+    const started = await this.command(event, key, (s) =>
+      decideNodeStart(s, { start, agentType }, this.limits),
     );
+    const { state } = started;
+    for (const effect of effectsOf(started.decision, 'invoke')) {
+      if (!isPlanned(state)) return;
+      const node = state.plan.nodes.find((n) => n.id === effect.nodeId);
+      if (!node) return;
+      const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
+      let outcome: InvokeOutcome;
+      try {
+        // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
+        outcome = storableOutcome(await this.invoke(state, node, effect.capabilityId, effect.attempt));
+      } finally {
+        clearInterval(heartbeat);
+      }
+      this.runtime.metrics.observe('flex.node.duration_ms', outcome.durationMs, {
+        capabilityId: effect.capabilityId,
+      });
+      await this.command(event, key, (s) =>
+        decision(decideInvocation(s, effect.nodeId, effect.attempt, outcome, this.retry)),
+      );
+    }
   }
 
   private async invoke(
@@ -222,62 +215,57 @@ export class ExecutorHandler {
 
   /**
    * Decide the reaction to `event` and append it, keyed by the event: handled twice, it appends
-   * once. A wait it leaves behind (a retry not due yet) holds the delivery with a delayed nak; the
+   * once. A wait it leaves behind (a retry not due yet) comes back as a `wake` effect; the
    * redelivery finds the reaction appended and only moves the run forward (a decision that depends
    * on the run's state alone, so it needs no key: a second one finds nothing to do).
    */
-  private async react(event: StoredEvent, ctx?: FlexEventContext): Promise<void> {
+  private async react(event: StoredEvent): Promise<ExecutorDecision> {
     const options = (fallbacks?: readonly CapabilityRegistration[]) => ({
       limits: this.limits,
       retry: this.retry,
       fallbacks,
     });
     const now = () => this.runtime.clock.now();
-    let outcome = await this.run(event, `executor:advance:${event.id}`, (s, f) =>
+    const first = await this.decideWithRegistry(event, `executor:advance:${event.id}`, (s, f) =>
       decideReaction(s, event, now(), options(f)),
     );
-    if (outcome.duplicate)
-      outcome = await this.run(event, undefined, (s, f) => decideOnEvent(s, [], now(), options(f)));
-    if (outcome.decision?.wakeInMs !== undefined)
-      ctx?.getDelivery().nak(Math.max(outcome.decision.wakeInMs, 10));
+    if (!first.duplicate) return first.decision;
+    const again = await this.decideWithRegistry(event, undefined, (s, f) =>
+      decideOnEvent(s, [], now(), options(f)),
+    );
+    return again.decision;
   }
 
   /**
-   * Run a decider; when it needs the registry's view (a node failed for good and may fall back to
-   * another capability), fetch the snapshot and decide again. The snapshot's choice is recorded in
-   * the `node_start` it leads to, so a replay never asks the registry.
+   * Run a decider; when it asks for the registry's view (a node failed for good and may fall back
+   * to another capability), fetch the snapshot and decide again with it.
    */
-  private async run(
+  private async decideWithRegistry(
     event: StoredEvent,
     key: string | undefined,
-    decide: (s: RunState, fallbacks?: readonly CapabilityRegistration[]) => AdvanceDecision,
-  ): Promise<{ decision?: AdvanceDecision; duplicate: boolean }> {
-    let last: AdvanceDecision | undefined;
-    const attempt = (fallbacks?: readonly CapabilityRegistration[]) =>
-      this.command(event, key, (s) => {
-        last = decide(s, fallbacks);
-        return last.events;
-      });
-    let result = await attempt();
-    if (result.appended.length === 0 && !result.duplicate && last?.needsFallbacks)
-      result = await attempt(await this.activeRegistrations());
+    decide: (s: RunState, fallbacks?: readonly CapabilityRegistration[]) => ExecutorDecision,
+  ): Promise<{ decision: ExecutorDecision; duplicate: boolean }> {
+    let result = await this.command(event, key, (s) => decide(s));
+    if (!result.duplicate && needsRegistry(result.decision)) {
+      const fallbacks = await this.activeRegistrations();
+      result = await this.command(event, key, (s) => decide(s, fallbacks));
+    }
     for (const e of result.appended) {
       if (e.type === 'complete') this.runtime.metrics.inc('flex.run.status', { status: 'completed' });
       if (e.type === 'run_failed') this.runtime.metrics.inc('flex.run.status', { status: 'failed' });
     }
-    return { decision: last, duplicate: result.duplicate };
+    return { decision: result.decision, duplicate: result.duplicate };
   }
 
   private command(
     event: StoredEvent,
     idempotencyKey: string | undefined,
-    decide: (s: RunState) => readonly { type: string; payload: unknown }[],
+    decide: (s: RunState) => ExecutorDecision,
   ) {
     return runCommand({
       store: this.runtime.store,
       streamId: event.streamId,
-      initial: initialRunState,
-      evolve: evolveRun,
+      fold: { initialState: initialRunState, evolve: evolveRun },
       decide,
       metadata: (s) => runMetadata(s, event, 'executor'),
       idempotencyKey,
@@ -312,10 +300,15 @@ export class ExecutorHandler {
       return undefined;
     }
   }
+}
 
-  private async load(streamId: string): Promise<RunState> {
-    return (await this.runtime.store.readStream(streamId)).reduce(evolveRun, initialRunState());
-  }
+/** Hold the delivery until the earliest wake-up the decisions ask for (a delayed nak), if any. */
+function hold(ctx: FlexEventContext, decisions: readonly ExecutorDecision[]): void {
+  const waits = decisions.flatMap((d) => {
+    const wake = wakeOf(d);
+    return wake === undefined ? [] : [wake];
+  });
+  if (waits.length) ctx.getDelivery().nak(Math.max(Math.min(...waits), 10));
 }
 
 /** Usage as the agent reported it, kept only when it is well-formed (it feeds the `tokens` / `costCents` metrics). */

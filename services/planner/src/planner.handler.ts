@@ -1,3 +1,4 @@
+import { decision } from '@flex/decider';
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { FlexEventContext } from '@flex/bus';
@@ -60,9 +61,8 @@ export class PlannerHandler {
     await runCommand({
       store,
       streamId: event.streamId,
-      initial: initialRunState,
-      evolve: evolveRun,
-      decide: (s) => decidePlan(s, event.id, outcome),
+      fold: { initialState: initialRunState, evolve: evolveRun },
+      decide: (s) => decision(decidePlan(s, event.id, outcome)),
       metadata: (s) => runMetadata(s, event, 'planner'),
       idempotencyKey: `planner:${event.id}`,
       clock,

@@ -1,3 +1,4 @@
+import { decision } from '@flex/decider';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { capabilityStreamId, contentHash } from '@flex/contracts';
 import { registrySubjects } from '@flex/bus';
@@ -233,9 +234,8 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
     const result = await runCommand({
       store: this.runtime.store,
       streamId: capabilityStreamId(capabilityId),
-      initial: initialCapabilityState,
-      evolve: evolveCapability,
-      decide: (state) => decideCapability(state, cmd, capabilityId),
+      fold: { initialState: initialCapabilityState, evolve: evolveCapability },
+      decide: (state) => decision(decideCapability(state, cmd, capabilityId)),
       metadata: () => ({ correlationId: capabilityId, producer: 'registry', actor: cmd.instanceId }),
       clock: this.runtime.clock,
       ids: this.runtime.ids,

@@ -1,3 +1,4 @@
+import { decision } from '@flex/decider';
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import type { EventPayload } from '@flex/contracts';
@@ -25,15 +26,16 @@ export class ValidatorHandler {
     const result = await runCommand({
       store,
       streamId: event.streamId,
-      initial: initialValidatorState,
-      evolve: evolveValidator,
+      fold: { initialState: initialValidatorState, evolve: evolveValidator },
       decide: (s) =>
-        decideValidation(s, {
-          draftEventId: event.id,
-          draft: event.payload as EventPayload<'plan_drafted'>,
-          active,
-          maxAttempts: config.FLEX_MAX_PLAN_ATTEMPTS,
-        }),
+        decision(
+          decideValidation(s, {
+            draftEventId: event.id,
+            draft: event.payload as EventPayload<'plan_drafted'>,
+            active,
+            maxAttempts: config.FLEX_MAX_PLAN_ATTEMPTS,
+          }),
+        ),
       metadata: (s) => runMetadata(s.run, event, 'validator'),
       idempotencyKey: `validator:${event.id}`,
       clock: this.runtime.clock,

@@ -137,6 +137,12 @@ export function parseEventPayload(type: string, payload: unknown): Result<unknow
 export type DecidedRunEvent<T extends FlexEventType> = { type: T; payload: EventPayloadInput<T> };
 
 /**
+ * Any event as a decider returns it: a union on `type` whose payload is checked against its type at
+ * compile time, on every append.
+ */
+export type DecidedFlexEvent = { [T in FlexEventType]: DecidedRunEvent<T> }[FlexEventType];
+
+/**
  * A run event as a decider returns it, its payload checked against its type at compile time (the
  * store takes any payload; this is where a producer finds out it wrote the wrong shape).
  */

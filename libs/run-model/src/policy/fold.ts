@@ -1,12 +1,10 @@
+import type { DecidedFlexEvent } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { evolveRun } from '../run.evolve';
 import type { RunState } from '../run.state';
 
-/** A decided event: type and payload (the adapter adds ids, time and metadata). */
-export interface Decided {
-  type: string;
-  payload: unknown;
-}
+/** A decided event: its type and typed payload (the adapter adds ids, time and metadata). */
+export type Decided = DecidedFlexEvent;
 
 /**
  * Fold events a decider has just decided into the state, so a decider can chain steps (policy

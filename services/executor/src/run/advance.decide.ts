@@ -1,5 +1,5 @@
 import type { PlanNode } from '@flex/contracts';
-import type { DecidedEvent } from '@flex/runtime';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import {
   mainPathComplete,
   pendingHitlRequests,
@@ -8,6 +8,8 @@ import {
   type RunState,
   type StartedRun,
 } from '@flex/run-model';
+import { decision, NO_DECISION } from '@flex/decider';
+import { eventsAndWake } from './executor.decision';
 import { fallbackChain, type AdvanceDecision, type AdvanceOptions } from './fallback.decide';
 import { finish } from './final-output.decide';
 import { nodeStart } from './node-start';
@@ -24,7 +26,7 @@ export { nodeOutputRequest, type AdvanceDecision, type AdvanceOptions } from './
  */
 export function decideAdvance(state: RunState, now: Date, options: AdvanceOptions = {}): AdvanceDecision {
   // Only a running run moves: a pause, a pending HITL request, a replan in flight or waiting hold it.
-  if (state.status !== 'running' || state.deferredReplan || replanInFlight(state)) return { events: [] };
+  if (state.status !== 'running' || state.deferredReplan || replanInFlight(state)) return NO_DECISION;
   const planned = { ...state, plan: state.plan };
   const failed = Object.entries(state.nodes).find(([, n]) => n.status === 'failed');
   const failedNode = failed && state.plan.nodes.find((n) => n.id === failed[0]);
@@ -40,21 +42,21 @@ export function decideAdvance(state: RunState, now: Date, options: AdvanceOption
     }
     const run = runVirtual(planned, node, attempt, options);
     // Repairing its lanes changes what is ready: decide the rest once the repair is recorded.
-    if (run.kind === 'repair') return { events: run.events };
+    if (run.kind === 'repair') return decision(run.events);
     events.push(...run.events);
   }
   const busy = Object.values(state.nodes).some((n) => n.status !== 'completed' && n.status !== 'pending');
   // Never complete while a human gate is open (a running run has none pending; this keeps it so).
   const done = events.length === 0 && !busy && pendingHitlRequests(state).length === 0;
-  if (done && mainPathComplete(state.plan, state.nodes)) return { events: finish(planned, options) };
-  return { events, wakeInMs };
+  if (done && mainPathComplete(state.plan, state.nodes)) return decision(finish(planned, options));
+  return eventsAndWake(events, wakeInMs);
 }
 
 function dueRetries(
   state: StartedRun & { plan: NonNullable<StartedRun['plan']> },
   now: Date,
-): { events: DecidedEvent[]; wakeInMs?: number } {
-  const events: DecidedEvent[] = [];
+): { events: DecidedFlexEvent[]; wakeInMs?: number } {
+  const events: DecidedFlexEvent[] = [];
   let wakeInMs: number | undefined;
   for (const [nodeId, node] of Object.entries(state.nodes)) {
     if (node.status !== 'retry_wait') continue;

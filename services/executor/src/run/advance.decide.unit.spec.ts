@@ -227,7 +227,10 @@ describe('executor: advance', () => {
       },
     );
     const retryAt = Date.parse('2026-01-01T00:00:04.000Z') + 500;
-    expect(decideAdvance(state, new Date(retryAt - 200))).toEqual({ events: [], wakeInMs: 200 });
+    expect(decideAdvance(state, new Date(retryAt - 200))).toEqual({
+      events: [],
+      effects: [{ type: 'wake', inMs: 200 }],
+    });
     expect(decideAdvance(state, new Date(retryAt)).events).toEqual([
       {
         type: 'node_start',

@@ -31,7 +31,10 @@ describe('executor: a cancelled run', () => {
 
   it('a timer (the run deadline, a retry redelivery) neither fires nor asks to wake again', () => {
     const state = given([deadline], started('structuring-1'), cancelled);
-    expect(decideTimers(state, new Date('2026-01-02T00:00:00.000Z'), limits)).toEqual({ events: [] });
-    expect(decideOnEvent(state, [{ kind: 'onStart' }], now, { limits })).toEqual({ events: [] });
+    expect(decideTimers(state, new Date('2026-01-02T00:00:00.000Z'), limits)).toEqual({
+      events: [],
+      effects: [],
+    });
+    expect(decideOnEvent(state, [{ kind: 'onStart' }], now, { limits })).toEqual({ events: [], effects: [] });
   });
 });

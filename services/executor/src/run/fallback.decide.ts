@@ -1,5 +1,6 @@
+import { decision } from '@flex/decider';
 import type { CapabilityRegistration, PlanNode } from '@flex/contracts';
-import type { DecidedEvent } from '@flex/runtime';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import {
   decideAction,
   DEFAULT_MAX_HITL_REQUESTS,
@@ -10,16 +11,12 @@ import {
   type RunningRun,
   type StartedRun,
 } from '@flex/run-model';
+import { NEED_REGISTRY, type ExecutorDecision } from './executor.decision';
 import { nodeStart } from './node-start';
 import type { RetryPolicy } from './retry.decide';
 
-export interface AdvanceDecision {
-  events: DecidedEvent[];
-  /** A retry (or a timer) is waiting: look again after this many ms. */
-  wakeInMs?: number;
-  /** A node failed for good and may move to a fallback capability: decide again with `fallbacks`. */
-  needsFallbacks?: boolean;
-}
+/** What moving a run forward decided: events, and a wake-up or a need for the registry's view. */
+export type AdvanceDecision = ExecutorDecision;
 
 export interface AdvanceOptions {
   /** Active registrations (registry snapshot), when the adapter fetched them. */
@@ -45,10 +42,10 @@ export function fallbackChain(
   options: AdvanceOptions,
 ): AdvanceDecision {
   const { plan } = state;
-  if (node.capabilityId && !options.fallbacks) return { events: [], needsFallbacks: true };
+  if (node.capabilityId && !options.fallbacks) return NEED_REGISTRY;
   if (!live.fallbackCapabilityId && node.capabilityId) {
     const alternative = pickFallback(node, options.fallbacks ?? []);
-    if (alternative) return { events: [nodeStart(node, live.attempt + 1, state, alternative.capabilityId)] };
+    if (alternative) return decision([nodeStart(node, live.attempt + 1, state, alternative.capabilityId)]);
   }
   const failedCapability = live.fallbackCapabilityId ?? node.capabilityId;
   const maxReplans = options.limits?.maxReplans ?? 0;
@@ -70,28 +67,22 @@ export function fallbackChain(
       maxReplans,
       maxHitlRequests: options.limits?.maxHitlRequests ?? DEFAULT_MAX_HITL_REQUESTS,
     };
-    return {
-      events: decideAction(
-        state,
-        { type: 'replan', rationale: `${node.id} failed on ${failedCapability}` },
-        { trigger, nodeId: node.id },
-        limits,
-      ),
-    };
+    const rationale = `${node.id} failed on ${failedCapability}`;
+    return decision(decideAction(state, { type: 'replan', rationale }, { trigger, nodeId: node.id }, limits));
   }
   const standby = plan.nodes.find((n) => n.kind === 'fallback' && n.fallbackFor === node.id);
   const reason = `${node.id} failed after ${live.attempt} attempt(s)${live.fallbackCapabilityId ? ` (fallback ${live.fallbackCapabilityId} included)` : ''}: ${live.error?.message ?? 'unknown error'}`;
   const code = live.error && FINAL_OUTPUT_CODES.has(live.error.code) ? live.error.code : 'node_failed';
   if (!standby)
-    return {
-      events: [{ type: 'run_failed', payload: { code, nodeId: node.id, reason: reason.slice(0, 8_000) } }],
-    };
+    return decision([
+      { type: 'run_failed', payload: { code, nodeId: node.id, reason: reason.slice(0, 8_000) } },
+    ]);
   const artifact = {
     fallbackNodeId: standby.id,
     error: live.error ?? null,
     ...(live.feedback ? { feedback: live.feedback } : {}),
   };
-  return { events: nodeOutputRequest(state, node, reason, options, artifact) };
+  return decision(nodeOutputRequest(state, node, reason, options, artifact));
 }
 
 /** Active, non-human capabilities other than `exclude` that produce all of the node's outputs. */
@@ -115,7 +106,7 @@ export function nodeOutputRequest(
   rationale: string,
   options: AdvanceOptions,
   artifact: Record<string, unknown>,
-): DecidedEvent[] {
+): DecidedFlexEvent[] {
   const max = options.limits?.maxHitlRequests ?? DEFAULT_MAX_HITL_REQUESTS;
   if (state.hitlCount >= max) {
     return [
@@ -143,7 +134,7 @@ export function nodeOutputRequest(
       ...(node.bindings?.outputs ? { bindings: node.bindings.outputs } : {}),
     },
     artifact: JSON.parse(JSON.stringify(artifact)),
-    mode: 'node_output',
+    mode: 'node_output' as const,
   };
   return [{ type: 'hitl_request', payload }];
 }

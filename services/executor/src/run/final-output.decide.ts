@@ -1,5 +1,5 @@
 import type { PlanGraph } from '@flex/contracts';
-import type { DecidedEvent } from '@flex/runtime';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import type { StartedRun } from '@flex/run-model';
 import { blameErrors, plain } from './blame';
 import type { AdvanceOptions } from './fallback.decide';
@@ -15,7 +15,7 @@ type PlannedRun = StartedRun & { plan: PlanGraph };
  * and that node is repaired (`repairBlamed`). An error no node can be blamed for fails the run as
  * before, since no repair could fix it.
  */
-export function finish(state: PlannedRun, options: AdvanceOptions): DecidedEvent[] {
+export function finish(state: PlannedRun, options: AdvanceOptions): DecidedFlexEvent[] {
   const composed = composeFinalOutput(state);
   if (composed.ok) {
     return [

@@ -248,7 +248,10 @@ describe('executor: retries → fallback capability → HITL fallback node', () 
   ];
 
   it('retries are spent: the executor asks for the registry view, then moves to another capability producing the same facets', () => {
-    expect(decideAdvance(fold(writerFailed), now)).toEqual({ events: [], needsFallbacks: true });
+    expect(decideAdvance(fold(writerFailed), now)).toEqual({
+      events: [],
+      effects: [{ type: 'need_registry' }],
+    });
     const { events } = decideAdvance(fold(writerFailed), now, { fallbacks: [human, alt] });
     expect(events).toEqual([
       {

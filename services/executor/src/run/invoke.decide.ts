@@ -1,4 +1,5 @@
-import type { DecidedEvent } from '@flex/runtime';
+import type { FacetProvenance } from '@flex/contracts';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import {
   enforcedConstraintErrors,
   isTerminal,
@@ -15,7 +16,7 @@ export type InvokeOutcome =
       ok: true;
       output: Record<string, unknown>;
       durationMs: number;
-      provenance?: readonly unknown[];
+      provenance?: readonly FacetProvenance[];
       usage?: { tokens?: number; costCents?: number; model?: string };
     }
   | {
@@ -40,7 +41,7 @@ export function decideInvocation(
   attempt: number,
   outcome: InvokeOutcome,
   retry: RetryPolicy,
-): DecidedEvent[] {
+): DecidedFlexEvent[] {
   // A pause or a HITL wait stops new work, not work in flight: its result is still recorded.
   if (state.status === 'none' || isTerminal(state)) return [];
   const node = state.nodes[nodeId];
@@ -57,13 +58,13 @@ export function decideInvocation(
           attempt,
           output: checked.output,
           durationMs: checked.durationMs,
-          facetProvenance: checked.provenance,
+          facetProvenance: checked.provenance ? [...checked.provenance] : undefined,
           ...(checked.usage ? { usage: checked.usage } : {}),
         },
       },
     ];
   }
-  const events: DecidedEvent[] = [];
+  const events: DecidedFlexEvent[] = [];
   if (checked.inputErrors?.length) {
     events.push({
       type: 'validation_error',

@@ -193,7 +193,7 @@ describe('executor: hard constraints a node enforces', () => {
       status: 'failed',
       feedback: { attempt: 3 },
     });
-    expect(decideAdvance(state, now)).toEqual({ events: [], needsFallbacks: true });
+    expect(decideAdvance(state, now)).toEqual({ events: [], effects: [{ type: 'need_registry' }] });
   });
 });
 
@@ -317,7 +317,6 @@ describe('executor: a merge node concatenates its lanes', () => {
       type: 'node_complete',
       payload: {
         nodeId: 'merge-1',
-        kind: 'transformation',
         attempt: 1,
         output: { copyVariants: [copy(1), copy(2), copy(3)] },
         durationMs: 0,

@@ -1,5 +1,5 @@
 import type { PlanNode } from '@flex/contracts';
-import type { DecidedEvent } from '@flex/runtime';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import type { StartedRun } from '@flex/run-model';
 
 /** `node_start` for one attempt; the idempotency key (`runId:nodeId:attempt`) is what the agent dedupes on. */
@@ -8,7 +8,7 @@ export function nodeStart(
   attempt: number,
   state: StartedRun,
   capabilityId = node.capabilityId,
-): DecidedEvent {
+): DecidedFlexEvent {
   return {
     type: 'node_start',
     payload: JSON.parse(

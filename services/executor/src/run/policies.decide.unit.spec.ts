@@ -194,7 +194,7 @@ describe('executor: runtime policies (given events, when a trigger, then events)
     const state = given([policy], started('structuring-1'));
     expect(decideTimers(state, at('2026-01-01T00:00:30.000Z'), limits)).toEqual({
       events: [],
-      wakeInMs: 30_000,
+      effects: [{ type: 'wake', inMs: 30_000 }],
     });
     const fired = decideTimers(state, at('2026-01-01T00:01:00.000Z'), limits);
     expect(types(fired.events)).toEqual(['policy_triggered', 'run_failed']);

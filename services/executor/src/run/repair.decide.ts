@@ -1,5 +1,5 @@
 import type { PlanGraph } from '@flex/contracts';
-import type { DecidedEvent } from '@flex/runtime';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import { descendantsOf, topologicalOrder, type StartedRun } from '@flex/run-model';
 import type { PlainError } from './blame';
 import type { AdvanceOptions } from './fallback.decide';
@@ -25,8 +25,8 @@ export function repairBlamed(
   blamed: ReadonlyMap<string, PlainError[]>,
   cause: RepairCause,
   options: AdvanceOptions,
-): DecidedEvent[] {
-  const events: DecidedEvent[] = [];
+): DecidedFlexEvent[] {
+  const events: DecidedFlexEvent[] = [];
   for (const [nodeId, errors] of blamed) {
     const attempt = Math.max(state.nodes[nodeId]?.attempt ?? 1, 1);
     events.push({

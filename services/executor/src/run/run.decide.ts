@@ -1,6 +1,6 @@
 import type { EventPayload } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
-import type { DecidedEvent } from '@flex/runtime';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import {
   decideDeferredReplan,
   decideFirings,
@@ -15,7 +15,9 @@ import {
   type RunState,
   type StartedRun,
 } from '@flex/run-model';
+import { andThen, decision, NO_DECISION } from '@flex/decider';
 import { decideAdvance, type AdvanceDecision, type AdvanceOptions } from './advance.decide';
+import { eventsAndWake } from './executor.decision';
 
 export interface ExecutorDecideOptions extends AdvanceOptions {
   limits: RunLimits;
@@ -47,7 +49,7 @@ export function decideReaction(
     case 'validation_error': {
       const p = event.payload as EventPayload<'validation_error'>;
       // A final output blamed on a node is that node's validation failure too.
-      if (!p.nodeId || p.scope === 'envelope') return { events: [] };
+      if (!p.nodeId || p.scope === 'envelope') return NO_DECISION;
       const trigger: PolicyTriggerInput = {
         kind: 'onValidationFail',
         nodeId: p.nodeId,
@@ -61,7 +63,7 @@ export function decideReaction(
       return decideAfterDecision(state, event.id, now, options);
     case 'plan_rejected':
       // A refused replan: the run goes on with its plan (a first plan refused is the validator's to follow up).
-      return isPlanned(state) ? decideOnEvent(state, [], now, options) : { events: [] };
+      return isPlanned(state) ? decideOnEvent(state, [], now, options) : NO_DECISION;
     default:
       return decideOnEvent(state, [], now, options);
   }
@@ -79,7 +81,7 @@ export function decideOnEvent(
   now: Date,
   options: ExecutorDecideOptions,
 ): AdvanceDecision {
-  if (state.status === 'none' || isTerminal(state)) return { events: [] };
+  if (state.status === 'none' || isTerminal(state)) return NO_DECISION;
   const policyEvents = decidePolicies(
     state,
     [...triggers, { kind: 'onMetricBelow' }, { kind: 'onTimeout' }],
@@ -99,10 +101,10 @@ export function decideAfterDecision(
   now: Date,
   options: ExecutorDecideOptions,
 ): AdvanceDecision {
-  if (state.status === 'none' || isTerminal(state)) return { events: [] };
-  const followUps = decideHitlFollowUps(state, eventId, options.limits, now) as DecidedEvent[];
+  if (state.status === 'none' || isTerminal(state)) return NO_DECISION;
+  const followUps = decideHitlFollowUps(state, eventId, options.limits, now) as DecidedFlexEvent[];
   const next = foldDecided(state, followUps, now);
-  if (next.status === 'none' || isTerminal(next)) return { events: followUps };
+  if (next.status === 'none' || isTerminal(next)) return decision(followUps);
   const policyEvents = decidePolicies(
     next,
     [{ kind: 'onMetricBelow' }, { kind: 'onTimeout' }],
@@ -130,16 +132,16 @@ export function decideAfterHitl(
  * their deadline.
  */
 export function decideTimers(state: RunState, now: Date, limits: RunLimits): AdvanceDecision {
-  if (state.status === 'none' || isTerminal(state)) return { events: [] };
+  if (state.status === 'none' || isTerminal(state)) return NO_DECISION;
   const events = decidePolicies(state, [{ kind: 'onTimeout' }], now, limits);
-  if (events.length) return { events };
+  if (events.length) return decision(events);
   let wakeInMs: number | undefined;
   for (const policy of runtimePolicies(state)) {
     if (policy.trigger.kind !== 'onTimeout' || state.policyFirings[`${policy.id}|onTimeout`]) continue;
     const wait = Date.parse(state.startedAt) + policy.trigger.ms - now.getTime();
     wakeInMs = Math.max(1, Math.min(wakeInMs ?? wait, wait));
   }
-  return { events: [], wakeInMs };
+  return eventsAndWake([], wakeInMs);
 }
 
 function decidePolicies(
@@ -147,8 +149,8 @@ function decidePolicies(
   triggers: readonly PolicyTriggerInput[],
   now: Date,
   limits: RunLimits,
-): DecidedEvent[] {
-  const out: DecidedEvent[] = [];
+): DecidedFlexEvent[] {
+  const out: DecidedFlexEvent[] = [];
   let current = state;
   for (const trigger of triggers) {
     if (isTerminal(current)) break;
@@ -165,13 +167,12 @@ function decidePolicies(
 
 function withAdvance(
   state: StartedRun,
-  before: DecidedEvent[],
+  before: DecidedFlexEvent[],
   now: Date,
   options: ExecutorDecideOptions,
 ): AdvanceDecision {
   const next = foldDecided(state, before, now);
-  const replan = decideDeferredReplan(next, options.limits) as DecidedEvent[];
-  if (replan.length) return { events: [...before, ...replan] };
-  const advanced = decideAdvance(next, now, options);
-  return { ...advanced, events: [...before, ...advanced.events] };
+  const replan = decideDeferredReplan(next, options.limits) as DecidedFlexEvent[];
+  if (replan.length) return decision([...before, ...replan]);
+  return andThen(decision(before), decideAdvance(next, now, options));
 }

@@ -1,5 +1,5 @@
 import type { PlanGraph, PlanNode } from '@flex/contracts';
-import type { DecidedEvent } from '@flex/runtime';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import {
   bindingErrors,
   constraintRoots,
@@ -18,7 +18,8 @@ import { repairBlamed } from './repair.decide';
 type PlannedRun = StartedRun & { plan: PlanGraph };
 
 /** What running an orchestrator-managed node decided: it completed (or failed), or its lanes are repaired. */
-export type VirtualRun = { kind: 'ran'; events: DecidedEvent[] } | { kind: 'repair'; events: DecidedEvent[] };
+export type VirtualRun =
+  { kind: 'ran'; events: DecidedFlexEvent[] } | { kind: 'repair'; events: DecidedFlexEvent[] };
 
 /**
  * Orchestrator-managed nodes (branch, transformation, merge) complete at once: they pass their
@@ -44,12 +45,12 @@ export function runVirtual(
         start,
         {
           type: 'node_complete',
-          payload: { nodeId: node.id, kind: node.kind, attempt, output, durationMs: 0 },
+          payload: { nodeId: node.id, attempt, output, durationMs: 0 },
         },
       ],
     };
   }
-  const refused: DecidedEvent = {
+  const refused: DecidedFlexEvent = {
     type: 'validation_error',
     payload: {
       scope: 'capability_output',
@@ -77,7 +78,7 @@ export function runVirtual(
         ),
       ],
     };
-  const failed: DecidedEvent = {
+  const failed: DecidedFlexEvent = {
     type: 'node_error',
     payload: {
       nodeId: node.id,

@@ -1,3 +1,4 @@
+import type { EventPayload } from '@flex/contracts';
 import type { CapabilityRegistration, PlanGraph, RuntimePolicy } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import {
@@ -16,6 +17,9 @@ import {
   type RunState,
 } from '@flex/run-model';
 import type { AdvanceDecision } from '../run/advance.decide';
+import { needsRegistry, wakeOf } from '../run/executor.decision';
+import { decideNodeStart } from '../run/node-start.decide';
+import { effectsOf } from '@flex/decider';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from '../run/invoke.decide';
 import { decideOnEvent, decideReaction, decideTimers } from '../run/run.decide';
 import { brief, envelopeWith, qaFindings, variants } from './run.fixtures';
@@ -254,7 +258,7 @@ export class LifecycleSystem {
       decideReaction(s, event, now, options(f)),
     );
     if (outcome.duplicate) outcome = this.decide(undefined, (s, f) => decideOnEvent(s, [], now, options(f)));
-    const wake = outcome.decision?.wakeInMs;
+    const wake = outcome.decision ? wakeOf(outcome.decision) : undefined;
     if (wake !== undefined) this.timers.push({ event, dueAt: this.now + Math.max(wake, 10) });
     if (event.type === 'plan_generated') this.append(decideTimers(this.live, now, this.limits).events);
   }
@@ -266,21 +270,18 @@ export class LifecycleSystem {
   ) {
     let decision = decide(this.live);
     let result = this.append(decision.events, key);
-    if (result.appended.length === 0 && !result.duplicate && decision.needsFallbacks) {
+    if (result.appended.length === 0 && !result.duplicate && needsRegistry(decision)) {
       decision = decide(this.live, modelRegistry);
       result = this.append(decision.events, key);
     }
     return { decision, duplicate: result.duplicate };
   }
 
-  /** `node_start`: the attempt still live and on an agent → the agent is called (its answer comes later). */
+  /** `node_start`: the executor's own decision says whether the agent is called (its answer comes later). */
   private invoke(start: StoredEvent): void {
-    const s = this.live;
-    const p = start.payload as { nodeId: string; attempt: number; capabilityId?: string };
-    if (!isPlanned(s) || !p.capabilityId) return;
-    const node = s.nodes[p.nodeId];
-    if (node?.status !== 'running' || node.attempt !== p.attempt) return;
-    this.invocations.push(start);
+    const p = start.payload as EventPayload<'node_start'>;
+    const decided = decideNodeStart(this.live, { start: p, agentType: 'ai' }, this.limits);
+    if (effectsOf(decided, 'invoke').length) this.invocations.push(start);
   }
 
   // ---- the outside world -----------------------------------------------------------------------

@@ -1,3 +1,4 @@
+import { decision } from '@flex/decider';
 import { zodIssuesToValidationIssues } from '@flex/contracts';
 import { evolveRun, initialRunState, type ControlOutcome, type RunState } from '@flex/run-model';
 import { runCommand, type ServiceRuntime } from '@flex/runtime';
@@ -41,15 +42,14 @@ export async function controlCommand(
   actor: string,
   decide: (state: RunState) => ControlOutcome,
 ): Promise<{ appended: StoredEvent[]; state: RunState }> {
-  let outcome: ControlOutcome | undefined;
   const result = await runCommand({
     store: runtime.store,
     streamId,
-    initial: initialRunState,
-    evolve: evolveRun,
+    fold: { initialState: initialRunState, evolve: evolveRun },
+    // A refusal is the decision's effect: what it records is appended, then the API answers with it.
     decide: (s) => {
-      outcome = decide(s);
-      return outcome.ok ? outcome.events : (outcome.events ?? []);
+      const outcome = decide(s);
+      return outcome.ok ? decision(outcome.events) : decision(outcome.events ?? [], [outcome]);
     },
     metadata: (s) => ({
       correlationId: s.status === 'none' ? runtime.ids.uuid() : s.correlationId,
@@ -60,6 +60,7 @@ export async function controlCommand(
     clock: runtime.clock,
     ids: runtime.ids,
   });
-  if (outcome && !outcome.ok) throw apiError(outcome.status, outcome.code, outcome.message);
+  for (const refusal of result.decision.effects)
+    throw apiError(refusal.status, refusal.code, refusal.message);
   return { appended: result.appended, state: result.state };
 }

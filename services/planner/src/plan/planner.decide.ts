@@ -5,7 +5,7 @@ import {
   type PlannerOutput,
   type RegistrySnapshot,
 } from '@flex/contracts';
-import type { DecidedEvent } from '@flex/runtime';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import { bindContract } from '@flex/proof';
 import { isTerminal, type RunState, type StartedRun } from '@flex/run-model';
 import { splitIntoLanes } from './lanes';
@@ -32,7 +32,11 @@ export type PlanOutcome = Planned | { kind: 'replan_limit'; code: 'replan_limit'
  * what is missing) or the run has used up its replans. A request that is no longer the pending one
  * decides nothing (duplicate delivery, or a later attempt already superseded it).
  */
-export function decidePlan(state: RunState, requestEventId: string, outcome: PlanOutcome): DecidedEvent[] {
+export function decidePlan(
+  state: RunState,
+  requestEventId: string,
+  outcome: PlanOutcome,
+): DecidedFlexEvent[] {
   if (state.status === 'none' || isTerminal(state)) return [];
   if (state.pendingPlanRequest?.eventId !== requestEventId) return [];
   if (outcome.kind === 'replan_limit')
@@ -40,7 +44,7 @@ export function decidePlan(state: RunState, requestEventId: string, outcome: Pla
   return [drafted(state, state.pendingPlanRequest.attempt, outcome)];
 }
 
-function drafted(state: StartedRun, attempt: number, { result, registry, known }: Planned): DecidedEvent {
+function drafted(state: StartedRun, attempt: number, { result, registry, known }: Planned): DecidedFlexEvent {
   if (isPlannerError(result)) {
     const diagnostics = plannerErrorDiagnostics(result, state.envelope, known);
     const reason = `planner: ${result.message}`.slice(0, 8_000);

@@ -1,5 +1,5 @@
 import type { CapabilityRegistration } from '@flex/contracts';
-import type { DecidedEvent } from '@flex/runtime';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import type { CapabilityState } from './capability.state';
 
 export type RegistryCommand =
@@ -25,7 +25,7 @@ export function decideCapability(
   state: CapabilityState,
   cmd: RegistryCommand,
   capabilityId = state.capabilityId ?? '',
-): DecidedEvent[] {
+): DecidedFlexEvent[] {
   const instance = cmd.instanceId === undefined ? undefined : state.instances[cmd.instanceId];
   switch (cmd.kind) {
     case 'register':

@@ -8,7 +8,7 @@ import {
   type PlanGraph,
 } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
-import type { DecidedEvent } from '@flex/runtime';
+import type { DecidedFlexEvent } from '@flex/contracts';
 import { evolveRun, initialRunState, policyKeys, type ActiveRun, type RunState } from '@flex/run-model';
 import { provePlan } from './prove-plan';
 
@@ -47,7 +47,10 @@ export interface ValidationInput {
  * already has a plan: a replan); rejected → `plan_rejected` and then {@link afterRejection}. Every
  * outcome carries the one diagnostics bundle under `diagnostics` and the registry the planner saw.
  */
-export function decideValidation(state: ValidatorState | RunState, input: ValidationInput): DecidedEvent[] {
+export function decideValidation(
+  state: ValidatorState | RunState,
+  input: ValidationInput,
+): DecidedFlexEvent[] {
   const { run, replan } = 'run' in state ? state : { run: state, replan: undefined };
   // Any live run: a replan requested during a HITL wait or a pause must not leave its draft unproven.
   const ended = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled';
@@ -80,7 +83,7 @@ function afterRejection(
   draft: Draft,
   bundle: DiagnosticsBundle,
   limits: Limits,
-): DecidedEvent[] {
+): DecidedFlexEvent[] {
   const { attempt } = draft;
   const { plannerId } = draft.plan.metadata;
   const { maxAttempts, replan } = limits;
@@ -121,7 +124,7 @@ function accepted(
   draft: Draft,
   diagnostics: DiagnosticsBundle,
   replan: Replan,
-): DecidedEvent {
+): DecidedFlexEvent {
   const version = run.planVersion + 1;
   const plan: PlanGraph = { ...draft.plan, planVersion: version };
   const { planHash, registry } = draft;

@@ -1,0 +1,9 @@
+export {
+  andThen,
+  decision,
+  effectsOf,
+  NO_DECISION,
+  type Decider,
+  type Decision,
+  type StateFold,
+} from './decider';
