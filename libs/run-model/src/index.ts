@@ -35,17 +35,14 @@ export {
   type ActionContext,
 } from './policy/action.decide';
 export { decideHitlFollowUp, decideHitlFollowUps } from './policy/hitl.decide';
+export { decideHitlResolve, decideResume, decideManualTrigger } from './policy/run-control.decide';
 export {
-  decideHitlResolve,
-  decideResume,
-  decideManualTrigger,
-  type ControlOutcome,
-} from './policy/run-control.decide';
+  refuse,
+  refusalOf,
+  type ControlDecision,
+  type Refusal,
+  type RefusalCode,
+} from './policy/control.decision';
 export { foldDecided, type Decided } from './policy/fold';
 export { DEFAULT_MAX_HITL_REQUESTS, replanLimitFailure, type RunLimits } from './policy/run-limits';
-export {
-  decideCancel,
-  type CancelDecision,
-  type CancelRefusal,
-  type CancelCommand,
-} from './policy/cancel.decide';
+export { decideCancel, type CancelCommand } from './policy/cancel.decide';

@@ -179,9 +179,7 @@ describe('run lifecycle: given events, the state; when asked, the decision (docs
   it('policies act on a plan: a manual trigger while planning is refused', () => {
     const planning = givenEvents('run-r1', [start, requested(1)]).reduce(evolveRun, initialRunState());
     expect(decideManualTrigger(planning, 'r1', 'rethink', now, limits)).toMatchObject({
-      ok: false,
-      status: 409,
-      code: 'invalid_run_state',
+      effects: [{ type: 'refuse', code: 'invalid_run_state' }],
     });
   });
 });

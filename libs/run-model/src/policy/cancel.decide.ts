@@ -1,13 +1,6 @@
-import type { DecidedRunEvent } from '@flex/contracts';
+import { decision, NO_DECISION } from '@flex/decider';
 import type { RunState } from '../run.state';
-
-/** Why a cancel was refused; the API maps each to its status. */
-export type CancelRefusal = { code: 'run_not_found' | 'run_already_ended'; message: string };
-
-/** `POST runs/:id/cancel`: the event to append (none when already cancelled), or a refusal. */
-export type CancelDecision =
-  | { ok: true; events: DecidedRunEvent<'run_cancelled'>[]; alreadyCancelled: boolean }
-  | { ok: false; refusal: CancelRefusal };
+import { refuse, type ControlDecision } from './control.decision';
 
 export interface CancelCommand {
   runId: string;
@@ -20,9 +13,9 @@ export interface CancelCommand {
  * HITL requests are closed with it. Cancelling a cancelled run again is idempotent (nothing
  * appended); a run that completed or failed is refused.
  */
-export function decideCancel(state: RunState, command: CancelCommand): CancelDecision {
+export function decideCancel(state: RunState, command: CancelCommand): ControlDecision {
   if (state.status === 'none') return refuse('run_not_found', `no run ${command.runId}`);
-  if (state.status === 'cancelled') return { ok: true, events: [], alreadyCancelled: true };
+  if (state.status === 'cancelled') return NO_DECISION;
   if (state.status === 'completed' || state.status === 'failed') {
     return refuse(
       'run_already_ended',
@@ -38,9 +31,5 @@ export function decideCancel(state: RunState, command: CancelCommand): CancelDec
     closedHitlRequests,
     ...(command.reason ? { reason: command.reason } : {}),
   };
-  return { ok: true, events: [{ type: 'run_cancelled', payload }], alreadyCancelled: false };
-}
-
-function refuse(code: CancelRefusal['code'], message: string): CancelDecision {
-  return { ok: false, refusal: { code, message } };
+  return decision([{ type: 'run_cancelled', payload }]);
 }

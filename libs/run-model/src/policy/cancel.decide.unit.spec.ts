@@ -71,8 +71,7 @@ describe('decideCancel: given the run, when cancelled, then', () => {
   ])('a %s run: run_cancelled, and the run has ended', (_name, history, from) => {
     const decision = cancel(fold(...history), 'not needed');
     expect(decision).toEqual({
-      ok: true,
-      alreadyCancelled: false,
+      effects: [],
       events: [
         {
           type: 'run_cancelled',
@@ -80,7 +79,6 @@ describe('decideCancel: given the run, when cancelled, then', () => {
         },
       ],
     });
-    if (!decision.ok) return;
     expect(parseEventPayload('run_cancelled', decision.events[0].payload).ok).toBe(true);
     const after = fold(...history, ...decision.events);
     expect(after).toMatchObject({ status: 'cancelled', cancellation: { by: 'op', reason: 'not needed' } });
@@ -91,23 +89,18 @@ describe('decideCancel: given the run, when cancelled, then', () => {
     const waiting = fold(start, requested, generated, approval, paused);
     const decision = cancel(waiting);
     expect(decision).toMatchObject({
-      ok: true,
+      effects: [],
       events: [{ payload: { from: 'paused', closedHitlRequests: ['hitl-1'] } }],
     });
-    if (!decision.ok) return;
     expect(decision.events[0].payload).not.toHaveProperty('reason');
     const after = fold(start, requested, generated, approval, paused, ...decision.events);
     const resolve = decideHitlResolve(after, { runId: 'r1', requestId: 'hitl-1', decision: 'approve' }, 'op');
-    expect(resolve).toMatchObject({ ok: false, status: 409, code: 'invalid_run_state' });
-    expect(decideResume(after, 'r1', 1, 'op')).toMatchObject({ ok: false, status: 409 });
+    expect(resolve).toMatchObject({ effects: [{ type: 'refuse', code: 'invalid_run_state' }] });
+    expect(decideResume(after, 'r1', 1, 'op')).toMatchObject({ effects: [{ type: 'refuse' }] });
   });
 
   it('a cancelled run: nothing more (idempotent)', () => {
-    expect(cancel(fold(start, requested, generated, cancelled))).toEqual({
-      ok: true,
-      events: [],
-      alreadyCancelled: true,
-    });
+    expect(cancel(fold(start, requested, generated, cancelled))).toEqual({ events: [], effects: [] });
   });
 
   it.each<[string, Given]>([
@@ -116,15 +109,17 @@ describe('decideCancel: given the run, when cancelled, then', () => {
   ])('a %s run: refused as already ended', (status, end) => {
     const decision = cancel(fold(start, requested, generated, end));
     expect(decision).toEqual({
-      ok: false,
-      refusal: { code: 'run_already_ended', message: expect.stringContaining(`(${status})`) },
+      events: [],
+      effects: [
+        { type: 'refuse', code: 'run_already_ended', message: expect.stringContaining(`(${status})`) },
+      ],
     });
   });
 
   it('no run: not found', () => {
     expect(cancel(initialRunState())).toEqual({
-      ok: false,
-      refusal: { code: 'run_not_found', message: 'no run r1' },
+      events: [],
+      effects: [{ type: 'refuse', code: 'run_not_found', message: 'no run r1' }],
     });
   });
 });

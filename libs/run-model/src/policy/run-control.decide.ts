@@ -1,21 +1,10 @@
 import type { HitlResolveRequest } from '@flex/contracts';
+import { decision } from '@flex/decider';
 import { isTerminal, type RunState } from '../run.state';
+import { refuse, type ControlDecision } from './control.decision';
 import { decideFirings } from './action.decide';
-import type { Decided } from './fold';
 import { evaluatePolicies, runtimePolicies } from './policy.evaluate';
 import type { RunLimits } from './run-limits';
-
-/** An operator command's outcome: events to append, or a refusal the API maps to a status. */
-export type ControlOutcome =
-  | { ok: true; events: Decided[] }
-  | { ok: false; status: 400 | 404 | 409; code: string; message: string; events?: Decided[] };
-
-const refuse = (
-  status: 400 | 404 | 409,
-  code: string,
-  message: string,
-  events?: Decided[],
-): ControlOutcome => ({ ok: false, status, code, message, events });
 
 /**
  * `POST hitl/resolve` (pure). `outputErrors`: for a node-output request, what the node's compiled
@@ -27,23 +16,18 @@ export function decideHitlResolve(
   request: HitlResolveRequest,
   operator: string,
   outputErrors: Array<{ path: string; keyword?: string; message: string; facet?: string }> = [],
-): ControlOutcome {
-  if (state.status === 'none') return refuse(404, 'run_not_found', `no run ${request.runId}`);
+): ControlDecision {
+  if (state.status === 'none') return refuse('run_not_found', `no run ${request.runId}`);
   const pending = state.hitl[request.requestId];
   if (!pending)
-    return refuse(
-      404,
-      'hitl_request_not_found',
-      `run ${request.runId} has no HITL request ${request.requestId}`,
-    );
+    return refuse('hitl_request_not_found', `run ${request.runId} has no HITL request ${request.requestId}`);
   if (pending.status !== 'pending')
     return refuse(
-      409,
       'hitl_already_resolved',
       `HITL request ${request.requestId} was already resolved (${pending.decision})`,
     );
   if (isTerminal(state))
-    return refuse(409, 'invalid_run_state', `run ${request.runId} has already ended (${state.status})`);
+    return refuse('invalid_run_state', `run ${request.runId} has already ended (${state.status})`);
   if (pending.mode === 'node_output' && request.decision === 'approve') {
     if (
       request.payload === undefined ||
@@ -58,7 +42,6 @@ export function decideHitlResolve(
     if (outputErrors.length) {
       const errors = outputErrors.slice(0, 50);
       return refuse(
-        400,
         'invalid_hitl_payload',
         `payload${errors[0].path === '/' ? '' : errors[0].path}: ${errors[0].message}`,
         [
@@ -77,7 +60,7 @@ export function decideHitlResolve(
     payload: request.payload,
     operator,
   };
-  return { ok: true, events: [{ type: 'hitl_resolved', payload: JSON.parse(JSON.stringify(resolved)) }] };
+  return decision([{ type: 'hitl_resolved', payload: JSON.parse(JSON.stringify(resolved)) }]);
 }
 
 /** `POST run.resume` (pure): only a paused run, only on the plan version the caller saw. */
@@ -86,17 +69,16 @@ export function decideResume(
   runId: string,
   expectedPlanVersion: number,
   by: string,
-): ControlOutcome {
-  if (state.status === 'none') return refuse(404, 'run_not_found', `no run ${runId}`);
+): ControlDecision {
+  if (state.status === 'none') return refuse('run_not_found', `no run ${runId}`);
   if (state.status !== 'paused')
-    return refuse(409, 'invalid_run_state', `run ${runId} is ${state.status}, not paused`);
+    return refuse('invalid_run_state', `run ${runId} is ${state.status}, not paused`);
   if (state.planVersion !== expectedPlanVersion)
     return refuse(
-      409,
       'stale_plan_version',
       `run ${runId} is on plan version ${state.planVersion}, not ${expectedPlanVersion}`,
     );
-  return { ok: true, events: [{ type: 'run_resumed', payload: { expectedPlanVersion, resumedBy: by } }] };
+  return decision([{ type: 'run_resumed', payload: { expectedPlanVersion, resumedBy: by } }]);
 }
 
 /** `POST runs/:id/policies/:policyId/trigger` (pure): fire a `manual` policy now. */
@@ -106,26 +88,17 @@ export function decideManualTrigger(
   policyId: string,
   now: Date,
   limits: RunLimits,
-): ControlOutcome {
-  if (state.status === 'none') return refuse(404, 'run_not_found', `no run ${runId}`);
+): ControlDecision {
+  if (state.status === 'none') return refuse('run_not_found', `no run ${runId}`);
   const policy = runtimePolicies(state).find((p) => p.id === policyId);
-  if (!policy)
-    return refuse(404, 'policy_not_found', `run ${runId} has no enabled runtime policy ${policyId}`);
+  if (!policy) return refuse('policy_not_found', `run ${runId} has no enabled runtime policy ${policyId}`);
   if (policy.trigger.kind !== 'manual')
-    return refuse(
-      409,
-      'policy_not_manual',
-      `policy ${policyId} fires on ${policy.trigger.kind}, not manually`,
-    );
+    return refuse('policy_not_manual', `policy ${policyId} fires on ${policy.trigger.kind}, not manually`);
   if (isTerminal(state))
-    return refuse(409, 'invalid_run_state', `run ${runId} has already ended (${state.status})`);
+    return refuse('invalid_run_state', `run ${runId} has already ended (${state.status})`);
   // Policies act on a plan: before the first one is accepted there is nothing to pause, replan or ask about.
   if (state.status === 'planning')
-    return refuse(
-      409,
-      'invalid_run_state',
-      `run ${runId} is still planning; policies act once it has a plan`,
-    );
+    return refuse('invalid_run_state', `run ${runId} is still planning; policies act once it has a plan`);
   const firings = evaluatePolicies(state, { kind: 'manual', policyId }, now);
-  return { ok: true, events: decideFirings(state, firings, limits, now) };
+  return decision(decideFirings(state, firings, limits, now));
 }

@@ -100,25 +100,20 @@ describe('executor: HITL follow-ups', () => {
     const history = waiting([review]);
     const request = { runId: 'r1', requestId: 'hitl-1', decision: 'approve' as const };
     expect(decideHitlResolve(fold(history), request, 'op')).toEqual({
-      ok: true,
+      effects: [],
       events: [
         { type: 'hitl_resolved', payload: { requestId: 'hitl-1', decision: 'approve', operator: 'op' } },
       ],
     });
     const once = fold([...history, resolved('hitl-1', 'approve')]);
     expect(decideHitlResolve(once, request, 'op')).toMatchObject({
-      ok: false,
-      status: 409,
-      code: 'hitl_already_resolved',
+      effects: [{ type: 'refuse', code: 'hitl_already_resolved' }],
     });
     expect(decideHitlResolve(once, { ...request, requestId: 'hitl-9' }, 'op')).toMatchObject({
-      ok: false,
-      status: 404,
+      effects: [{ type: 'refuse' }],
     });
     expect(decideHitlResolve({ status: 'none' }, request, 'op')).toMatchObject({
-      ok: false,
-      status: 404,
-      code: 'run_not_found',
+      effects: [{ type: 'refuse', code: 'run_not_found' }],
     });
   });
 
@@ -155,18 +150,14 @@ describe('executor: pause and resume', () => {
     expect(state.status).toBe('paused');
     expect(decideAdvance(state, now).events).toEqual([]);
     expect(decideResume(state, 'r1', 2, 'op')).toMatchObject({
-      ok: false,
-      status: 409,
-      code: 'stale_plan_version',
+      effects: [{ type: 'refuse', code: 'stale_plan_version' }],
     });
     expect(decideResume(fold(beforePause), 'r1', 1, 'op')).toMatchObject({
-      ok: false,
-      status: 409,
-      code: 'invalid_run_state',
+      effects: [{ type: 'refuse', code: 'invalid_run_state' }],
     });
-    expect(decideResume({ status: 'none' }, 'r1', 1, 'op')).toMatchObject({ ok: false, status: 404 });
+    expect(decideResume({ status: 'none' }, 'r1', 1, 'op')).toMatchObject({ effects: [{ type: 'refuse' }] });
     expect(decideResume(state, 'r1', 1, 'op')).toEqual({
-      ok: true,
+      effects: [],
       events: [{ type: 'run_resumed', payload: { expectedPlanVersion: 1, resumedBy: 'op' } }],
     });
   });
@@ -302,12 +293,10 @@ describe('executor: retries → fallback capability → HITL fallback node', () 
       [{ path: '/copyVariants', message: 'must be array' }],
     );
     expect(invalid).toMatchObject({
-      ok: false,
-      status: 400,
-      code: 'invalid_hitl_payload',
+      effects: [{ type: 'refuse', code: 'invalid_hitl_payload' }],
       events: [{ type: 'validation_error', payload: { scope: 'capability_output', nodeId: 'execution-1' } }],
     });
-    const stillWaiting = fold([...waiting, ...asGiven(invalid.ok ? [] : (invalid.events ?? []))]);
+    const stillWaiting = fold([...waiting, ...asGiven(invalid.events)]);
     expect(stillWaiting.status === 'awaiting_hitl' && stillWaiting.hitl['hitl-1'].status).toBe('pending');
 
     const followUp = afterResolution(waiting, 'hitl-1', 'approve', { copyVariants: variants });

@@ -413,27 +413,19 @@ describe('executor: runtime policies (given events, when a trigger, then events)
     };
     const state = given([policy, lowQa], started('structuring-1'));
     const fired = decideManualTrigger(state, 'r1', 'stop', now, limits);
-    expect(fired.ok && types(fired.events)).toEqual(['policy_triggered', 'run_failed']);
+    expect(types(fired.events)).toEqual(['policy_triggered', 'run_failed']);
     expect(decideManualTrigger(state, 'r1', 'nope', now, limits)).toMatchObject({
-      ok: false,
-      status: 404,
-      code: 'policy_not_found',
+      effects: [{ type: 'refuse', code: 'policy_not_found' }],
     });
     expect(decideManualTrigger(state, 'r1', 'low_quality', now, limits)).toMatchObject({
-      ok: false,
-      status: 409,
-      code: 'policy_not_manual',
+      effects: [{ type: 'refuse', code: 'policy_not_manual' }],
     });
-    const ended = given([policy], started('structuring-1'), ...(fired.ok ? fired.events : []));
+    const ended = given([policy], started('structuring-1'), ...fired.events);
     expect(decideManualTrigger(ended, 'r1', 'stop', now, limits)).toMatchObject({
-      ok: false,
-      status: 409,
-      code: 'invalid_run_state',
+      effects: [{ type: 'refuse', code: 'invalid_run_state' }],
     });
     expect(decideManualTrigger({ status: 'none' }, 'r1', 'stop', now, limits)).toMatchObject({
-      ok: false,
-      status: 404,
-      code: 'run_not_found',
+      effects: [{ type: 'refuse', code: 'run_not_found' }],
     });
   });
 

@@ -12,7 +12,8 @@ import {
   isTerminal,
   pendingHitlRequests,
   replanInFlight,
-  type ControlOutcome,
+  type ControlDecision,
+  refusalOf,
   type RunLimits,
   type RunState,
 } from '@flex/run-model';
@@ -233,9 +234,9 @@ export class LifecycleSystem {
   }
 
   /** A gateway command: decide on the state the store holds, append with its version; a refusal appends what it records. */
-  private command(decide: (s: RunState) => ControlOutcome): ControlOutcome {
+  private command(decide: (s: RunState) => ControlDecision): ControlDecision {
     const outcome = decide(this.live);
-    this.append(outcome.ok ? outcome.events : (outcome.events ?? []), undefined, this.events.length);
+    this.append(outcome.events, undefined, this.events.length);
     return outcome;
   }
 
@@ -308,7 +309,7 @@ export class LifecycleSystem {
     this.settle();
   }
 
-  resolve(index: number, decision: 'approve' | 'reject' | 'bad'): ControlOutcome | undefined {
+  resolve(index: number, decision: 'approve' | 'reject' | 'bad'): ControlDecision | undefined {
     const pending = pendingHitlRequests(this.live);
     if (pending.length === 0 || this.live.status === 'none') return undefined;
     const requestId = pending[index % pending.length];
@@ -332,7 +333,7 @@ export class LifecycleSystem {
     return outcome;
   }
 
-  trigger(policyId: string): ControlOutcome {
+  trigger(policyId: string): ControlDecision {
     this.tick();
     const outcome = this.command((s) =>
       decideManualTrigger(s, 'r1', policyId, new Date(this.now), this.limits),
@@ -341,7 +342,7 @@ export class LifecycleSystem {
     return outcome;
   }
 
-  resume(): ControlOutcome {
+  resume(): ControlDecision {
     this.tick();
     const planVersion = this.live.status === 'none' ? 0 : this.live.planVersion;
     const outcome = this.command((s) => decideResume(s, 'r1', planVersion, 'op'));
@@ -350,15 +351,15 @@ export class LifecycleSystem {
   }
 
   /** Two resumes decided on the same state: the first appends; the second conflicts, decides again and is refused. */
-  concurrentResumes(): ControlOutcome[] {
+  concurrentResumes(): ControlDecision[] {
     this.tick();
     const seen = this.live;
     const version = this.events.length;
     const planVersion = seen.status === 'none' ? 0 : seen.planVersion;
-    const outcomes: ControlOutcome[] = [];
+    const outcomes: ControlDecision[] = [];
     for (let i = 0; i < 2; i++) {
       let outcome = decideResume(seen, 'r1', planVersion, `op${i}`);
-      if (outcome.ok && this.append(outcome.events, undefined, version).conflict)
+      if (!refusalOf(outcome) && this.append(outcome.events, undefined, version).conflict)
         outcome = this.command((s) => decideResume(s, 'r1', planVersion, `op${i}`));
       outcomes.push(outcome);
     }
@@ -368,8 +369,7 @@ export class LifecycleSystem {
 
   cancel(): void {
     this.tick();
-    const decision = decideCancel(this.live, { runId: 'r1', by: 'op' });
-    if (decision.ok) this.append(decision.events, undefined, this.events.length);
+    this.append(decideCancel(this.live, { runId: 'r1', by: 'op' }).events, undefined, this.events.length);
     this.settle();
   }
 

@@ -1,6 +1,12 @@
-import { decision } from '@flex/decider';
 import { zodIssuesToValidationIssues } from '@flex/contracts';
-import { evolveRun, initialRunState, type ControlOutcome, type RunState } from '@flex/run-model';
+import {
+  evolveRun,
+  initialRunState,
+  refusalOf,
+  type ControlDecision,
+  type RefusalCode,
+  type RunState,
+} from '@flex/run-model';
 import { runCommand, type ServiceRuntime } from '@flex/runtime';
 import type { StoredEvent } from '@flex/event-store';
 import type { z } from 'zod';
@@ -30,7 +36,7 @@ export async function runControlCommand(
   runtime: ServiceRuntime,
   streamId: string,
   actor: string,
-  decide: (state: RunState) => ControlOutcome,
+  decide: (state: RunState) => ControlDecision,
 ): Promise<StoredEvent[]> {
   return (await controlCommand(runtime, streamId, actor, decide)).appended;
 }
@@ -40,17 +46,13 @@ export async function controlCommand(
   runtime: ServiceRuntime,
   streamId: string,
   actor: string,
-  decide: (state: RunState) => ControlOutcome,
+  decide: (state: RunState) => ControlDecision,
 ): Promise<{ appended: StoredEvent[]; state: RunState }> {
   const result = await runCommand({
     store: runtime.store,
     streamId,
     fold: { initialState: initialRunState, evolve: evolveRun },
-    // A refusal is the decision's effect: what it records is appended, then the API answers with it.
-    decide: (s) => {
-      const outcome = decide(s);
-      return outcome.ok ? decision(outcome.events) : decision(outcome.events ?? [], [outcome]);
-    },
+    decide,
     metadata: (s) => ({
       correlationId: s.status === 'none' ? runtime.ids.uuid() : s.correlationId,
       actor,
@@ -60,7 +62,21 @@ export async function controlCommand(
     clock: runtime.clock,
     ids: runtime.ids,
   });
-  for (const refusal of result.decision.effects)
-    throw apiError(refusal.status, refusal.code, refusal.message);
+  // A refusal is the decision's effect: what it records is appended, then the API answers with it.
+  const refusal = refusalOf(result.decision);
+  if (refusal) throw apiError(REFUSAL_STATUS[refusal.code], refusal.code, refusal.message);
   return { appended: result.appended, state: result.state };
 }
+
+/** The HTTP status of each refusal an operator command can meet. */
+const REFUSAL_STATUS: Record<RefusalCode, 400 | 404 | 409> = {
+  run_not_found: 404,
+  hitl_request_not_found: 404,
+  policy_not_found: 404,
+  invalid_hitl_payload: 400,
+  run_already_ended: 409,
+  invalid_run_state: 409,
+  stale_plan_version: 409,
+  hitl_already_resolved: 409,
+  policy_not_manual: 409,
+};

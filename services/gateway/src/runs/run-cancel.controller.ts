@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
 import { CancelRunRequestSchema } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
-import { decideCancel, type CancelDecision, type ControlOutcome } from '@flex/run-model';
+import { decideCancel } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { parseBody, runControlCommand } from '../hitl/run-command';
@@ -44,7 +44,7 @@ export class RunCancelController {
     const streamId = await this.runs.assertVisible(req.principal, runId);
     const by = req.principal.id;
     const appended = await runControlCommand(this.runtime, streamId, by, (state) =>
-      asOutcome(decideCancel(state, { runId, by, reason })),
+      decideCancel(state, { runId, by, reason }),
     );
     if (appended.length) this.runtime.metrics.inc('flex.run.status', { status: 'cancelled' });
     const cancelled = appended.find((e) => e.type === 'run_cancelled') ?? (await this.storedCancel(streamId));
@@ -62,13 +62,6 @@ export class RunCancelController {
     if (!found) throw new Error(`${streamId} was refused as cancelled but holds no run_cancelled`);
     return found;
   }
-}
-
-/** The decider's typed refusal as the API's status and code. */
-function asOutcome(decision: CancelDecision): ControlOutcome {
-  if (decision.ok) return { ok: true, events: decision.events };
-  const status = decision.refusal.code === 'run_not_found' ? 404 : 409;
-  return { ok: false, status, code: decision.refusal.code, message: decision.refusal.message };
 }
 
 function checkRunId(id: string): string {
