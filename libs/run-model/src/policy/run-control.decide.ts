@@ -36,7 +36,8 @@ export function decideHitlResolve(
       'hitl_request_not_found',
       `run ${request.runId} has no HITL request ${request.requestId}`,
     );
-  if (pending.status !== 'pending')
+  // A closed request closed with its run: the refusal below names the ended run.
+  if (pending.status === 'decided' || pending.status === 'resolved')
     return refuse(
       409,
       'hitl_already_resolved',
