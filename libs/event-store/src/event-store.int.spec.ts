@@ -39,6 +39,7 @@ describe.each(backends)('EventStore on $kind', (backend) => {
     expect(await store.streamVersion(stream)).toBe(3);
     expect(await store.streamVersion(uniqueStream())).toBe(0);
     expect((await store.readStream(stream, { afterVersion: 1, limit: 1 })).map((e) => e.type)).toEqual(['b']);
+    expect((await store.readStream(stream, { beforeVersion: 3 })).map((e) => e.type)).toEqual(['a', 'b']);
     expect(
       (await store.readStream(stream, { afterPosition: first.events[1].position })).map((e) => e.type),
     ).toEqual(['c']);

@@ -17,7 +17,7 @@ export { eventStoreMigrations } from './migrations';
 export type { EventStoreDatabase } from './event-store.table';
 export { EventStore, type EventStoreOptions } from './event-store';
 export type { AppendItem } from './append';
-export type { ReadStreamOptions, ReadAllPage } from './read';
+export { readStreamEvents, type ReadStreamOptions, type ReadAllPage } from './read';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
 export type { Projection } from './projection';
 export { ProjectionRunner, type ProjectionRunnerOptions } from './projection-runner';

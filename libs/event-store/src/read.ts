@@ -9,6 +9,8 @@ export type Executor = Kysely<EventStoreDatabase>;
 export interface ReadStreamOptions {
   /** Only events with a version above this. */
   afterVersion?: number;
+  /** Only events with a version below this (a stream as it was before that event). */
+  beforeVersion?: number;
   /** Only events with a global position above this. */
   afterPosition?: number;
   limit?: number;
@@ -25,6 +27,7 @@ function selectEvents(db: Executor) {
     .select(['position', 'id', 'stream_id', 'version', 'type', 'payload', 'metadata', 'recorded_at']);
 }
 
+/** A stream's events in version order, on a Kysely or a Transaction (a projection reads inside its own). */
 export async function readStreamEvents(
   db: Executor,
   streamId: string,
@@ -32,6 +35,7 @@ export async function readStreamEvents(
 ): Promise<StoredEvent[]> {
   let query = selectEvents(db).where('stream_id', '=', streamId).orderBy('version');
   if (options.afterVersion !== undefined) query = query.where('version', '>', options.afterVersion);
+  if (options.beforeVersion !== undefined) query = query.where('version', '<', options.beforeVersion);
   if (options.afterPosition !== undefined) query = query.where('position', '>', options.afterPosition);
   if (options.limit !== undefined) query = query.limit(options.limit);
   const rows = await query.execute();

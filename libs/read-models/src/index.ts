@@ -1,5 +1,5 @@
 export { readModelMigrations } from './read-models.migrations';
-export { runsProjection } from './runs.projection';
+export { createRunsProjection, type RunsProjectionOptions } from './runs.projection';
 export { capabilitiesProjection } from './capabilities.projection';
 export {
   listRuns,
@@ -12,9 +12,4 @@ export {
 } from './queries';
 export type { ReadModelDatabase } from './read-models.table';
 
-import { capabilitiesProjection } from './capabilities.projection';
-import { runsProjection } from './runs.projection';
-
-/** Every projection, in the order a rebuild runs them. */
-export const allProjections = [runsProjection, capabilitiesProjection];
 export { projectionsFor } from './projections.host';

@@ -46,10 +46,16 @@ export interface RunDetail {
   hitlRequests: Array<{
     requestId: string;
     nodeId: string | null;
+    /**
+     * `pending`; `decided` (while the run is paused: takes effect on resume); `resolved` (in effect);
+     * `cancelled` (closed with its run, which failed or was cancelled, before it took effect).
+     */
     status: string;
     rationale: string | null;
     decision: string | null;
     createdAt: string;
+    /** When the request got its status, if it is no longer pending. */
+    resolvedAt: string | null;
   }>;
 }
 
@@ -148,6 +154,7 @@ export async function getRunDetail(
       rationale: h.rationale,
       decision: h.decision,
       createdAt: iso(h.created_at),
+      resolvedAt: h.resolved_at ? iso(h.resolved_at) : null,
     })),
   };
 }

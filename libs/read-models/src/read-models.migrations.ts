@@ -101,4 +101,14 @@ export const readModelMigrations: Record<string, Migration> = {
       await db.schema.alterTable('runs').addColumn('failure_diagnostics', 'jsonb').execute();
     },
   },
+  // The runs read model is written from the run's own fold (evolveRun) now, one changed row at a time
+  // on top of what is there. Rows the earlier per-event SQL wrote differ (a failed run's requests left
+  // pending, the nodes of replaced plans): drop them, and the projection replays the log from 0.
+  '2026120401_runs_from_fold': {
+    async up(db: Kysely<unknown>) {
+      for (const table of ['hitl_requests', 'run_outputs', 'plan_nodes', 'plan_versions', 'runs'])
+        await sql`delete from ${sql.table(table)}`.execute(db);
+      await sql`delete from checkpoints where name = 'runs'`.execute(db);
+    },
+  },
 };

@@ -62,14 +62,17 @@ export interface CapabilitiesTable {
   updated_at: Timestamp;
 }
 
+/** One HITL request of a run, as the run's fold has it (see `hitlColumns` in run-rows.ts). */
 export interface HitlRequestsTable {
   run_id: string;
   request_id: string;
   node_id: string | null;
+  /** `pending`, `decided`, `resolved`, or `cancelled` (closed with its run). */
   status: string;
   rationale: string | null;
   decision: string | null;
   created_at: Timestamp;
+  /** The time of the event that gave the request its status; null while it is pending. */
   resolved_at: Timestamp | null;
 }
 

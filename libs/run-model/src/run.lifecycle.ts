@@ -215,9 +215,22 @@ export function cancelled(state: ActiveRun, cancellation: { by: string; reason?:
   return { ...endedCore(state), status: 'cancelled', cancellation };
 }
 
-/** What an ended run keeps: everything but what held it (a pause, a waiting replan). */
+/**
+ * What an ended run keeps: everything but what held it (a pause, a waiting replan). Its requests
+ * still waiting for an operator or for the resume close with it: nothing will act on them now.
+ */
 function endedCore(state: ActiveRun): RunCore & { plan?: PlanGraph } {
-  if (state.status === 'planning') return runCore(state);
+  if (state.status === 'planning') return { ...runCore(state), hitl: closeOpenRequests(state.hitl) };
   const { deferredReplan: _waiting, replan: _replan, ...core } = plannedCore(state);
-  return core;
+  return { ...core, hitl: closeOpenRequests(core.hitl) };
+}
+
+/** The requests with the open ones (`pending`, `decided`) closed; the same object when none is open. */
+function closeOpenRequests(hitl: Record<string, HitlRequestState>): Record<string, HitlRequestState> {
+  const open = Object.entries(hitl).filter(([, h]) => h.status === 'pending' || h.status === 'decided');
+  if (open.length === 0) return hitl;
+  const closed = { ...hitl };
+  for (const [id, { requestId, mode, nodeId, policyId, action }] of open)
+    closed[id] = { requestId, mode, nodeId, policyId, action, status: 'closed' };
+  return closed;
 }

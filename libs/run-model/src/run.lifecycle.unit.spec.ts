@@ -2,9 +2,9 @@ import type { PlanGraph, RuntimePolicy } from '@flex/contracts';
 import { givenEvents } from '@flex/testing';
 import { decideAction, decideDeferredReplan } from './policy/action.decide';
 import { decideHitlFollowUps } from './policy/hitl.decide';
-import { decideManualTrigger } from './policy/run-control.decide';
+import { decideHitlResolve, decideManualTrigger } from './policy/run-control.decide';
 import { evolveRun } from './run.evolve';
-import { initialRunState, type RunState, type StartedRun } from './run.state';
+import { initialRunState, pendingHitlRequests, type RunState, type StartedRun } from './run.state';
 
 const plan: PlanGraph = {
   planVersion: 1,
@@ -174,6 +174,35 @@ describe('run lifecycle: given events, the state; when asked, the decision (docs
     expect(decideHitlFollowUps(state, eventId(3), limits, now)).toMatchObject([
       { type: 'replan_deferred', payload: { waitingFor: ['hitl-2'] } },
     ]);
+  });
+
+  it('a run that fails or is cancelled closes its open requests (pending, decided); a resolved one stays', () => {
+    const failed: Given = { type: 'run_failed', payload: { code: 'agent_failed', reason: 'gave up' } };
+    const cancelled: Given = {
+      type: 'run_cancelled',
+      payload: { cancelledBy: 'op', from: 'paused', closedHitlRequests: ['hitl-3'] },
+    };
+    const before = [ask('hitl-1'), decide('hitl-1', 'approve'), ask('hitl-2'), paused, ask('hitl-3')];
+    for (const end of [failed, cancelled]) {
+      const ended = started(fold(...before, decide('hitl-2', 'reject'), end));
+      expect(ended.hitl).toEqual({
+        'hitl-1': expect.objectContaining({ status: 'resolved', decision: 'approve' }),
+        'hitl-2': expect.objectContaining({ requestId: 'hitl-2', status: 'closed' }),
+        'hitl-3': expect.objectContaining({ requestId: 'hitl-3', status: 'closed' }),
+      });
+      expect(ended.hitl['hitl-2']).not.toHaveProperty('decision');
+      expect(pendingHitlRequests(ended)).toEqual([]);
+    }
+    const planning = givenEvents('run-r1', [start, requested(1), ask('hitl-1'), failed]);
+    expect(started(planning.reduce(evolveRun, initialRunState())).hitl['hitl-1'].status).toBe('closed');
+  });
+
+  it('an operator answering a request closed with its run is told the run has ended', () => {
+    const failed: Given = { type: 'run_failed', payload: { code: 'agent_failed', reason: 'gave up' } };
+    const request = { runId: 'r1', requestId: 'hitl-1', decision: 'approve' as const };
+    expect(decideHitlResolve(fold(ask('hitl-1'), failed), request, 'op')).toMatchObject({
+      effects: [{ type: 'refuse', code: 'invalid_run_state' }],
+    });
   });
 
   it('policies act on a plan: a manual trigger while planning is refused', () => {

@@ -69,13 +69,16 @@ export interface HitlDecision {
  * - `pending`: waits for an operator; the run cannot complete while any request is pending;
  * - `decided`: decided while the run was paused: recorded, it takes effect when the run resumes;
  * - `resolved`: in effect since the event `effectiveAt` (its `hitl_resolved`, or the `run_resumed`
- *   that applied a decision made during a pause); the executor runs the follow-up on that event.
+ *   that applied a decision made during a pause); the executor runs the follow-up on that event;
+ * - `closed`: the run ended (failed or cancelled) while it was `pending` or `decided`: no decision
+ *   will ever take effect.
  */
 export type HitlRequestState = HitlRequestBase &
   (
     | { status: 'pending' }
     | ({ status: 'decided' } & HitlDecision)
     | ({ status: 'resolved'; effectiveAt: string } & HitlDecision)
+    | { status: 'closed' }
   );
 
 /** Why and since when a run is paused. HITL requests keep their own state through a pause. */

@@ -21,7 +21,8 @@ export function decideHitlResolve(
   const pending = state.hitl[request.requestId];
   if (!pending)
     return refuse('hitl_request_not_found', `run ${request.runId} has no HITL request ${request.requestId}`);
-  if (pending.status !== 'pending')
+  // A closed request closed with its run: the refusal below names the ended run.
+  if (pending.status === 'decided' || pending.status === 'resolved')
     return refuse(
       'hitl_already_resolved',
       `HITL request ${request.requestId} was already resolved (${pending.decision})`,

@@ -1,0 +1,197 @@
+import type { EventStoreDatabase, StoredEvent } from '@flex/event-store';
+import { isTerminal, payloadOf, type RunState, type StartedRun } from '@flex/run-model';
+import type { Transaction } from 'kysely';
+import type { ReadModelDatabase } from './read-models.table';
+import {
+  hitlColumns,
+  nodeColumns,
+  runColumns,
+  sameHitlColumns,
+  sameNodeColumns,
+  shownNodes,
+  type ShownNode,
+} from './run-rows';
+
+/** The projection's transaction with the read models' tables added (types only: the same transaction). */
+export type RunRowsDb = Transaction<EventStoreDatabase & ReadModelDatabase>;
+
+/**
+ * Brings the run's rows from what `before` says to what `after` says, `event` being the one folded
+ * between them. Only what changed is written: the fold keeps an unchanged node or request the same
+ * object, so a reference check skips it, and a changed object whose row reads the same is skipped
+ * too (its `updated_at` / `resolved_at` stay the time of the event that last changed the row).
+ */
+export async function writeRunRows(
+  db: RunRowsDb,
+  runId: string,
+  before: RunState,
+  after: RunState,
+  event: StoredEvent,
+): Promise<void> {
+  if (after.status === 'none') return;
+  if (before.status === 'none') await insertRun(db, runId, after, event);
+  else await updateRun(db, runId, before, after, event);
+  if (before.status !== 'none' && !isTerminal(before)) await recordPlanVersion(db, runId, event);
+  await writeNodes(db, runId, before, after, event.timestamp);
+  await writeHitlRequests(db, runId, before, after, event);
+  if (after.status === 'completed' && before.status !== 'completed') {
+    await db
+      .insertInto('run_outputs')
+      .values({
+        run_id: runId,
+        output: JSON.stringify(after.output),
+        plan_version: after.planVersion,
+        completed_at: event.timestamp,
+      })
+      .onConflict((oc) => oc.column('run_id').doNothing())
+      .execute();
+  }
+}
+
+/** What every event of a run records on its row, besides its state. */
+const position = (event: StoredEvent) => ({
+  updated_at: event.timestamp,
+  last_position: event.position,
+  last_event_type: event.type,
+});
+
+/** The run's row, at its `start`: written whole (a leftover row of the same id is overwritten). */
+async function insertRun(db: RunRowsDb, runId: string, run: StartedRun, event: StoredEvent) {
+  const row = {
+    owner: run.owner.principal,
+    owner_role: run.owner.role,
+    objective: run.envelope.objective,
+    ...runColumns(run),
+    observed_satisfaction: null,
+    failure_diagnostics: null,
+    created_at: event.timestamp,
+    ...position(event),
+  };
+  await db
+    .insertInto('runs')
+    .values({ run_id: runId, ...row })
+    .onConflict((oc) => oc.column('run_id').doUpdateSet(row))
+    .execute();
+}
+
+async function updateRun(
+  db: RunRowsDb,
+  runId: string,
+  before: StartedRun,
+  after: StartedRun,
+  event: StoredEvent,
+) {
+  await db
+    .updateTable('runs')
+    .set({ ...runColumns(after), ...endedBy(before, after, event), ...position(event) })
+    .where('run_id', '=', runId)
+    .execute();
+}
+
+/** What the event that ended the run says beyond the state: the caller's satisfaction, the failure's findings. */
+function endedBy(before: StartedRun, after: StartedRun, event: StoredEvent) {
+  if (isTerminal(before)) return {};
+  if (after.status === 'completed' && event.type === 'complete')
+    return { observed_satisfaction: payloadOf(event, 'complete').observedSatisfaction ?? null };
+  if (after.status === 'failed' && event.type === 'run_failed') {
+    const diagnostics = payloadOf(event, 'run_failed').diagnostics;
+    return { failure_diagnostics: diagnostics ? JSON.stringify(diagnostics) : null };
+  }
+  return {};
+}
+
+/** A plan version accepted by a run still going: a record of that event (one row per version). */
+async function recordPlanVersion(db: RunRowsDb, runId: string, event: StoredEvent) {
+  const accepted = acceptedPlan(event);
+  if (!accepted) return;
+  const { plan, version, diagnostics } = accepted;
+  await db
+    .insertInto('plan_versions')
+    .values({
+      run_id: runId,
+      version,
+      plan: JSON.stringify(plan),
+      plan_hash: accepted.planHash,
+      status: diagnostics.status,
+      satisfaction_score: diagnostics.satisfactionScore,
+      diagnostics: JSON.stringify(diagnostics),
+      registry_hash: accepted.registry.hash,
+      created_at: event.timestamp,
+    })
+    .onConflict((oc) => oc.columns(['run_id', 'version']).doNothing())
+    .execute();
+}
+
+function acceptedPlan(event: StoredEvent) {
+  switch (event.type) {
+    case 'plan_generated': {
+      const p = payloadOf(event, 'plan_generated');
+      return { ...p, version: p.planVersion };
+    }
+    case 'plan_updated':
+      return payloadOf(event, 'plan_updated');
+    default:
+      return undefined;
+  }
+}
+
+async function writeNodes(db: RunRowsDb, runId: string, before: RunState, after: StartedRun, at: string) {
+  if (before.status !== 'none' && before.plan === after.plan && before.nodes === after.nodes) return;
+  const was = shownNodes(before);
+  const now = shownNodes(after);
+  for (const [nodeId, shown] of now) {
+    if (unchanged(was.get(nodeId), shown)) continue;
+    const columns = nodeColumns(shown);
+    await db
+      .insertInto('plan_nodes')
+      .values({ run_id: runId, node_id: nodeId, ...columns, updated_at: at })
+      .onConflict((oc) => oc.columns(['run_id', 'node_id']).doUpdateSet({ ...columns, updated_at: at }))
+      .execute();
+  }
+  const dropped = [...was.keys()].filter((nodeId) => !now.has(nodeId));
+  if (dropped.length)
+    await db.deleteFrom('plan_nodes').where('run_id', '=', runId).where('node_id', 'in', dropped).execute();
+}
+
+function unchanged(was: ShownNode | undefined, now: ShownNode): boolean {
+  if (!was) return false;
+  if (was.node === now.node && was.planNode === now.planNode) return true;
+  return sameNodeColumns(nodeColumns(was), nodeColumns(now));
+}
+
+async function writeHitlRequests(
+  db: RunRowsDb,
+  runId: string,
+  before: RunState,
+  after: StartedRun,
+  event: StoredEvent,
+) {
+  const was = before.status === 'none' ? {} : before.hitl;
+  if (was === after.hitl) return;
+  for (const [requestId, request] of Object.entries(after.hitl)) {
+    const previous = was[requestId];
+    if (previous === request) continue;
+    const columns = hitlColumns(request);
+    if (previous && sameHitlColumns(hitlColumns(previous), columns)) continue;
+    const resolved_at = columns.status === 'pending' ? null : event.timestamp;
+    await db
+      .insertInto('hitl_requests')
+      .values({
+        run_id: runId,
+        request_id: requestId,
+        ...columns,
+        rationale: rationaleOf(event, requestId),
+        created_at: event.timestamp,
+        resolved_at,
+      })
+      .onConflict((oc) => oc.columns(['run_id', 'request_id']).doUpdateSet({ ...columns, resolved_at }))
+      .execute();
+  }
+}
+
+/** Why the operator is asked: said by the `hitl_request` that raised the request, not kept in the state. */
+function rationaleOf(event: StoredEvent, requestId: string): string | null {
+  if (event.type !== 'hitl_request') return null;
+  const p = payloadOf(event, 'hitl_request');
+  return p.requestId === requestId ? p.rationale : null;
+}
