@@ -9,6 +9,7 @@ import {
 } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import {
+  askedPlanRequest,
   evolveRun,
   initialRunState,
   replanLimitFailure,
@@ -47,7 +48,7 @@ export class PlannerHandler {
     const { store, clock } = this.runtime;
     const history = await store.readStream(event.streamId);
     const state = history.reduce(evolveRun, initialRunState());
-    if (state.status === 'none' || state.pendingPlanRequest?.eventId !== event.id) return;
+    if (state.status === 'none' || !askedPlanRequest(state, event.id)) return;
     const request = event.payload as PlanRequest;
     // The one replan bound (run-model): the fold has counted this request among the run's replans.
     const refused =

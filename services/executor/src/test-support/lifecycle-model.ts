@@ -377,11 +377,13 @@ export class LifecycleSystem {
     const s = this.live;
     if (s.status === 'none' || isTerminal(s)) return;
     this.tick();
-    const request = s.pendingPlanRequest;
-    if (request) this.append([this.draftFor(request)], `planner:${request.eventId}`);
+    const request = s.planRequest;
+    if (request?.stage === 'asked')
+      this.append([this.draftFor(request)], `planner:${request.requestEventId}`);
     const after = this.live;
-    const draft = after.status === 'none' || isTerminal(after) ? undefined : after.pendingDraft;
-    if (draft) this.append(this.validate(after, draft.attempt, accept), `validator:${draft.eventId}`);
+    const draft = after.status === 'none' || isTerminal(after) ? undefined : after.planRequest;
+    if (draft?.stage === 'drafted')
+      this.append(this.validate(after, draft.attempt, accept), `validator:${draft.draftEventId}`);
     this.settle();
   }
 
@@ -501,7 +503,7 @@ export class LifecycleSystem {
       if (s.status === 'none' || isTerminal(s)) return;
       if (s.status === 'paused') this.resume();
       else if (pendingHitlRequests(s).length) this.resolve(0, 'approve');
-      else if (s.pendingPlanRequest || s.pendingDraft) this.planStep(true);
+      else if (s.planRequest) this.planStep(true);
       else if (this.invocations.length) this.agentAnswers(0, 'ok');
       else if (this.timers.length) this.timerFires();
       else throw new Error(`stuck: ${s.status} ${JSON.stringify(s.nodes)}`);
@@ -570,7 +572,7 @@ function whatMoves(
   const reasons: string[] = [];
   if (s.status === 'paused') reasons.push('a resume');
   if (pendingHitlRequests(s).length) reasons.push('an operator');
-  if (s.pendingPlanRequest || s.pendingDraft) reasons.push('the planner');
+  if (s.planRequest) reasons.push('the planner');
   if (invocations.length) reasons.push('an agent');
   if (timers) reasons.push('a timer');
   if (isPlanned(s) && replanInFlight(s)) reasons.push('a replan');

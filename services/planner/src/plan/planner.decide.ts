@@ -7,7 +7,7 @@ import {
 } from '@flex/contracts';
 import type { DecidedEvent } from '@flex/runtime';
 import { bindContract } from '@flex/proof';
-import { isTerminal, type RunState, type StartedRun } from '@flex/run-model';
+import { askedPlanRequest, isTerminal, type RunState, type StartedRun } from '@flex/run-model';
 import { splitIntoLanes } from './lanes';
 import { isPlannerError } from './planner';
 import { plannerErrorDiagnostics, type KnownCapability } from './planner-error.diagnostics';
@@ -34,10 +34,11 @@ export type PlanOutcome = Planned | { kind: 'replan_limit'; code: 'replan_limit'
  */
 export function decidePlan(state: RunState, requestEventId: string, outcome: PlanOutcome): DecidedEvent[] {
   if (state.status === 'none' || isTerminal(state)) return [];
-  if (state.pendingPlanRequest?.eventId !== requestEventId) return [];
+  const request = askedPlanRequest(state, requestEventId);
+  if (!request) return [];
   if (outcome.kind === 'replan_limit')
     return [runEvent('run_failed', { code: outcome.code, reason: outcome.reason })];
-  return [drafted(state, state.pendingPlanRequest.attempt, outcome)];
+  return [drafted(state, request.attempt, outcome)];
 }
 
 function drafted(state: StartedRun, attempt: number, { result, registry, known }: Planned): DecidedEvent {

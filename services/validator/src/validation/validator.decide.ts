@@ -9,7 +9,14 @@ import {
 } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import type { DecidedEvent } from '@flex/runtime';
-import { evolveRun, initialRunState, policyKeys, type ActiveRun, type RunState } from '@flex/run-model';
+import {
+  draftedPlanRequest,
+  evolveRun,
+  initialRunState,
+  policyKeys,
+  type ActiveRun,
+  type RunState,
+} from '@flex/run-model';
 import { provePlan } from './prove-plan';
 
 type PlanRequest = EventPayload<'plan_requested'>;
@@ -52,7 +59,7 @@ export function decideValidation(state: ValidatorState | RunState, input: Valida
   // Any live run: a replan requested during a HITL wait or a pause must not leave its draft unproven.
   const ended = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled';
   if (run.status === 'none' || ended) return [];
-  if (run.pendingDraft?.eventId !== input.draftEventId) return [];
+  if (!draftedPlanRequest(run, input.draftEventId)) return [];
   const { draft } = input;
   const bundle = provePlan(draft.plan, run.envelope, input.active);
   if (bundle.status !== 'rejected') return [accepted(run, draft, bundle, replan)];

@@ -185,6 +185,30 @@ describe('validator: decide', () => {
     const { state, draft } = stateWithDraft(plan([writer]));
     expect(decideValidation(state, { draftEventId: 'other', draft, active: [], maxAttempts: 3 })).toEqual([]);
   });
+
+  it('ignores a stale draft: one for an older request, delivered again after it was refused and asked again', () => {
+    const { draft } = stateWithDraft(plan([writer]));
+    const later = [
+      { type: 'plan_rejected', payload: { attempt: 1, planHash: 'f'.repeat(64), diagnostics: {} } },
+      { type: 'plan_requested', payload: { attempt: 2, reason: 'rejected', policyKeys: [] }, id: 'req-2' },
+      { type: 'plan_drafted', payload: { ...draft, attempt: 2 }, id: 'draft-2' },
+    ];
+    const events = givenEvents('run-r1', [
+      {
+        type: 'start',
+        payload: { runId: 'r1', envelope, normalization: [], owner: { principal: 'p', role: 'client' } },
+      },
+      { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] }, id: 'req-1' },
+      { type: 'plan_drafted', payload: draft, id: 'draft-1' },
+      ...later,
+    ]);
+    const state = events.reduce(evolveValidator, initialValidatorState());
+    const input = { draft, active: [registration('W.write')], maxAttempts: 3 };
+    expect(decideValidation(state, { ...input, draftEventId: 'draft-1' })).toEqual([]);
+    expect(decideValidation(state, { ...input, draftEventId: 'draft-2' }).map((e) => e.type)).toEqual([
+      'plan_generated',
+    ]);
+  });
 });
 
 describe('validator: diagnostics merger', () => {
