@@ -156,6 +156,17 @@ describe('the plan request in flight: one field, one stage at a time', () => {
     expect(replanForNodeFailure(state)).toBe(false);
   });
 
+  it('a planner rejection (no draft) ends the request asked and refuses the replan, as a validator rejection does', () => {
+    const base = [asked('req-1', 1), drafted('draft-1', 1), generated, asked('req-2', 2, 'replan', failure)];
+    const plannerRejection: Given = {
+      type: 'plan_rejected',
+      payload: { source: 'planner', attempt: 2, diagnostics: refusal },
+    };
+    const state = fold(...base, plannerRejection);
+    expect(requestOf(state)).toBeUndefined();
+    expect(state).toMatchObject({ status: 'running', replan: { outcome: 'refused', trigger: failure } });
+  });
+
   it('an ended run has no request the planner or the validator owes anything on', () => {
     const failed: Given = { type: 'run_failed', payload: { code: 'x', reason: 'y' } };
     const ended = fold(asked('req-1', 1), failed);

@@ -14,6 +14,7 @@ import {
   evolveRun,
   initialRunState,
   policyKeys,
+  replanForNodeFailure,
   type ActiveRun,
   type RunState,
 } from '@flex/run-model';
@@ -106,7 +107,7 @@ function afterRejection(
     const fallback = { planner: RULE_BASED, from: plannerId, reason: 'drafts_rejected' as const, message };
     return [runEvent('plan_requested', { ...request, fallback })];
   }
-  if (run.planVersion > 0 && replan?.trigger.kind === 'node_failed') return [];
+  if (replanForNodeFailure(run)) return [];
   const reason = failureReason(attempt, bundle);
   return [
     runEvent('run_failed', { code: 'plan_rejected', reason, diagnostics: bundle, registry: draft.registry }),
