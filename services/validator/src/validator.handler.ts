@@ -33,6 +33,7 @@ export class ValidatorHandler {
           draft: event.payload as EventPayload<'plan_drafted'>,
           active,
           maxAttempts: config.FLEX_MAX_PLAN_ATTEMPTS,
+          maxReplans: config.FLEX_MAX_REPLANS,
         }),
       metadata: (s) => runMetadata(s.run, event, 'validator'),
       idempotencyKey: `validator:${event.id}`,

@@ -15,6 +15,7 @@ import {
   initialRunState,
   policyKeys,
   replanForNodeFailure,
+  replanLimitFailure,
   type ActiveRun,
   type RunState,
 } from '@flex/run-model';
@@ -47,7 +48,10 @@ export interface ValidationInput {
   draftEventId: string;
   draft: EventPayload<'plan_drafted'>;
   active: readonly CapabilityRegistration[];
+  /** `FLEX_MAX_PLAN_ATTEMPTS`: the attempt (counted over the run) after which only the rule-based fallback is asked. */
   maxAttempts: number;
+  /** `FLEX_MAX_REPLANS`: a refused replan draft asked again counts as a replan, within this bound. */
+  maxReplans: number;
 }
 
 /**
@@ -71,7 +75,8 @@ export function decideValidation(state: ValidatorState | RunState, input: Valida
     registry: draft.registry,
     diagnostics: bundle,
   });
-  return [rejected, ...afterRejection(run, draft, bundle, { maxAttempts: input.maxAttempts, replan })];
+  const { maxAttempts, maxReplans } = input;
+  return [rejected, ...afterRejection(run, draft, bundle, { maxAttempts, maxReplans, replan })];
 }
 
 const RULE_BASED = PlannerFallbackSchema.shape.planner.value;
@@ -79,9 +84,11 @@ const RULE_BASED = PlannerFallbackSchema.shape.planner.value;
 /**
  * What follows a rejection: another attempt with the diagnostics while attempts remain; once they
  * are used up by another planner's drafts, one attempt by the rule-based planner (`fallback` says
- * so and why); once the rule-based planner's draft is refused too, `run_failed` with the diagnostics,
- * except for a replan a node's failure asked for: the run keeps its plan and the executor takes the
- * node on down its repair chain (docs/lifecycle.md), so nothing follows the rejection.
+ * so and why); once the rule-based planner's draft is refused too, `run_failed` with the diagnostics.
+ * Except for a replan a node's failure asked for, which ends refused rather than failing the run: the
+ * run keeps its plan and the executor takes the node on down its repair chain (docs/lifecycle.md), so
+ * nothing follows the rejection once that replan's drafts are used up, or once asking again would pass
+ * the replan bound (the planner would then fail the run with `replan_limit`).
  */
 function afterRejection(
   run: ActiveRun,
@@ -91,7 +98,9 @@ function afterRejection(
 ): DecidedEvent[] {
   const { attempt } = draft;
   const { plannerId } = draft.plan.metadata;
-  const { maxAttempts, replan } = limits;
+  const { maxAttempts, maxReplans, replan } = limits;
+  const failureReplan = replanForNodeFailure(run);
+  if (failureReplan && replanLimitFailure(run.replans + 1, maxReplans, 'the validator')) return [];
   const request = {
     attempt: attempt + 1,
     reason: run.planVersion > 0 ? ('replan' as const) : ('rejected' as const),
@@ -107,7 +116,7 @@ function afterRejection(
     const fallback = { planner: RULE_BASED, from: plannerId, reason: 'drafts_rejected' as const, message };
     return [runEvent('plan_requested', { ...request, fallback })];
   }
-  if (replanForNodeFailure(run)) return [];
+  if (failureReplan) return [];
   const reason = failureReason(attempt, bundle);
   return [
     runEvent('run_failed', { code: 'plan_rejected', reason, diagnostics: bundle, registry: draft.registry }),
@@ -116,6 +125,7 @@ function afterRejection(
 
 interface Limits {
   maxAttempts: number;
+  maxReplans: number;
   /** The replan the rejected draft answered, which the next request keeps answering. */
   replan: Replan;
 }
