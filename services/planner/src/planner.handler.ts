@@ -12,6 +12,7 @@ import {
   askedPlanRequest,
   evolveRun,
   initialRunState,
+  payloadOf,
   replanLimitFailure,
   runMetadata,
   type StartedRun,
@@ -49,7 +50,7 @@ export class PlannerHandler {
     const history = await store.readStream(event.streamId);
     const state = history.reduce(evolveRun, initialRunState());
     if (state.status === 'none' || !askedPlanRequest(state, event.id)) return;
-    const request = event.payload as PlanRequest;
+    const request = payloadOf(event, 'plan_requested');
     // The one replan bound (run-model): the fold has counted this request among the run's replans.
     const refused =
       request.reason === 'replan'

@@ -13,6 +13,7 @@ import {
   draftedPlanRequest,
   evolveRun,
   initialRunState,
+  payloadOf,
   policyKeys,
   replanForNodeFailure,
   replanLimitFailure,
@@ -35,7 +36,7 @@ export const initialValidatorState = (): ValidatorState => ({ run: initialRunSta
 export function evolveValidator(state: ValidatorState, event: StoredEvent): ValidatorState {
   const run = evolveRun(state.run, event);
   if (event.type === 'plan_requested') {
-    const request = event.payload as PlanRequest;
+    const request = payloadOf(event, 'plan_requested');
     // A re-request after a rejected replan draft still answers that replan.
     const replan = request.replan ?? (request.reason === 'rejected' ? state.replan : undefined);
     return replan ? { run, replan } : { run };
