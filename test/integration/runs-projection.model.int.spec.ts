@@ -12,7 +12,11 @@ import {
   type ReadModelsDb,
   type RunRows,
 } from '../../libs/read-models/src/runs.spec-helper';
-import { LifecycleSystem, type AgentOutcome } from '../../services/executor/src/test-support/lifecycle-model';
+import {
+  LifecycleSystem,
+  type AgentOutcome,
+  type PlanOutcome,
+} from '../../services/executor/src/test-support/lifecycle-model';
 
 /** Scenarios per run of the spec (FLEX_PROJECTION_MODEL_RUNS for more). */
 const RUNS = Number(process.env.FLEX_PROJECTION_MODEL_RUNS ?? 60);
@@ -22,7 +26,7 @@ type Step =
   | { do: 'agent'; index: number; outcome: AgentOutcome }
   | { do: 'resolve'; index: number; decision: 'approve' | 'reject' | 'bad' }
   | { do: 'trigger'; policyId: string }
-  | { do: 'plan'; accept: boolean }
+  | { do: 'plan'; outcome: PlanOutcome }
   | { do: 'resume' | 'timer' | 'cancel' | 'restart' }
   | { do: 'duplicate'; index: number };
 
@@ -41,7 +45,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     do: fc.constant('trigger' as const),
     policyId: fc.constantFrom('hold', 'rethink', 'ask', 'gate'),
   }),
-  fc.record({ do: fc.constant('plan' as const), accept: fc.constantFrom(true, true, false) }),
+  fc.record({
+    do: fc.constant('plan' as const),
+    outcome: fc.constantFrom<PlanOutcome>('accept', 'accept', 'reject', 'error'),
+  }),
   fc.record({
     do: fc.constantFrom('resume' as const, 'timer' as const, 'cancel' as const, 'restart' as const),
   }),
@@ -57,7 +64,7 @@ function act(system: LifecycleSystem, step: Step): void {
     case 'trigger':
       return void system.trigger(step.policyId);
     case 'plan':
-      return system.planStep(step.accept);
+      return system.planStep(step.outcome);
     case 'resume':
       return void system.resume();
     case 'timer':

@@ -9,6 +9,7 @@ import {
   withHitlResolved,
   withPause,
   withPlan,
+  withPlanDrafted,
   withPlanRejected,
   withPlanRequest,
   withResume,
@@ -49,14 +50,8 @@ function evolveActive(state: ActiveRun, event: StoredEvent): RunState {
   switch (event.type) {
     case 'plan_requested':
       return withPlanRequest(state, payloadOf(event, 'plan_requested'), event.id);
-    case 'plan_drafted': {
-      const p = payloadOf(event, 'plan_drafted');
-      return {
-        ...state,
-        pendingPlanRequest: undefined,
-        pendingDraft: { attempt: p.attempt, eventId: event.id },
-      };
-    }
+    case 'plan_drafted':
+      return withPlanDrafted(state, event.id);
     case 'plan_rejected':
       return withPlanRejected(state, payloadOf(event, 'plan_rejected').diagnostics);
     case 'plan_generated': {

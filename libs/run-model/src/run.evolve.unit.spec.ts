@@ -57,7 +57,7 @@ const approval = {
 describe('evolveRun: HITL, pause and fallback state', () => {
   it('an accepted plan clears the pending plan request', () => {
     const state = fold();
-    expect(state.status === 'running' && state.pendingPlanRequest).toBeUndefined();
+    expect(state.status === 'running' && state.planRequest).toBeUndefined();
   });
 
   it('a HITL request holds the run until every request is resolved, and remembers its hitl action', () => {

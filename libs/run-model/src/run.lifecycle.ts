@@ -7,6 +7,7 @@ import type {
   PauseState,
   PlannedCore,
   PlannedRun,
+  PlanRequestState,
   RunCore,
   RunState,
 } from './run.state';
@@ -72,8 +73,7 @@ export function withPlan(state: ActiveRun, plan: PlanGraph, planVersion: number,
     plan,
     planVersion,
     nodes,
-    pendingPlanRequest: undefined,
-    pendingDraft: undefined,
+    planRequest: undefined,
     satisfactionScore: score,
   };
   return settle(core, pauseOf(state));
@@ -181,20 +181,36 @@ export function withPlanRequest(
   eventId: string,
 ): ActiveRun {
   const replans = state.replans + (p.reason === 'replan' ? 1 : 0);
-  const request = { attempt: p.attempt, reason: p.reason, eventId };
-  const next = { ...state, replans, planAttempt: p.attempt, pendingPlanRequest: request };
+  const planRequest: PlanRequestState = {
+    stage: 'asked',
+    attempt: p.attempt,
+    reason: p.reason,
+    requestEventId: eventId,
+  };
+  const next = { ...state, replans, planAttempt: p.attempt, planRequest };
   if (p.reason !== 'replan') return next;
   const replan = { trigger: p.replan?.trigger ?? {}, outcome: 'asked' as const };
   return resettle(next, ({ deferredReplan: _answered, ...core }) => ({ ...core, replan }));
 }
 
 /**
- * `plan_rejected`: the draft is refused. A replan whose draft is refused is `refused` until the
- * validator asks again (`plan_requested`) or a plan is accepted; when neither follows, the run
- * keeps its plan.
+ * `plan_drafted`: the planner answered the request asked; the validator owes its verdict. The planner
+ * appends a draft only for the request asked (at the version it read), so a draft with none asked
+ * answers nothing and changes nothing.
+ */
+export function withPlanDrafted(state: ActiveRun, eventId: string): ActiveRun {
+  const request = state.planRequest;
+  if (request?.stage !== 'asked') return state;
+  return { ...state, planRequest: { ...request, stage: 'drafted', draftEventId: eventId } };
+}
+
+/**
+ * `plan_rejected`: no valid plan came of the request in flight (the validator refused its draft, or
+ * the planner found none), which ends it. A replan that ends so is `refused` until the validator asks
+ * again (`plan_requested`) or a plan is accepted; when neither follows, the run keeps its plan.
  */
 export function withPlanRejected(state: ActiveRun, diagnostics: RunCore['lastDiagnostics']): ActiveRun {
-  const next = { ...state, pendingDraft: undefined, lastDiagnostics: diagnostics };
+  const next = { ...state, planRequest: undefined, lastDiagnostics: diagnostics };
   return resettle(next, (core) =>
     core.replan ? { ...core, replan: { ...core.replan, outcome: 'refused' } } : core,
   );

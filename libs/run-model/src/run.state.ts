@@ -99,6 +99,36 @@ export interface DeferredReplan {
   nodeId?: string;
 }
 
+/** What one plan request is, whatever its stage. */
+interface PlanRequestBase {
+  /** The planning attempt (`plan_requested.attempt`), counted over the whole run. */
+  attempt: number;
+  /** Why the planner was asked: the first plan, a refused draft asked again, or a replan. */
+  reason: EventPayload<'plan_requested'>['reason'];
+  /** The `plan_requested` that asked: the planner drafts for this request only. */
+  requestEventId: string;
+}
+
+/** The planner owes a draft for the request (or its error). */
+export interface PlanRequestAsked extends PlanRequestBase {
+  stage: 'asked';
+}
+
+/** The planner drafted; the validator owes its verdict on that draft. */
+export interface PlanRequestDrafted extends PlanRequestBase {
+  stage: 'drafted';
+  /** The `plan_drafted` that answered the request: the validator proves this draft only. */
+  draftEventId: string;
+}
+
+/**
+ * Where the plan request in flight stands: `plan_requested` asks, `plan_drafted` moves it to
+ * `drafted`; a `plan_rejected` (the validator's, or the planner's when it found no plan for a replan a
+ * node's failure asked for) or an accepted plan ends it. One field, so a run never has a request
+ * asked and a draft waiting at once, and every reader sees the same stage.
+ */
+export type PlanRequestState = PlanRequestAsked | PlanRequestDrafted;
+
 /** What every started run knows. */
 export interface RunCore {
   runId: string;
@@ -111,10 +141,8 @@ export interface RunCore {
   nodes: Record<string, NodeState>;
   lastDiagnostics?: DiagnosticsBundle;
   satisfactionScore?: number;
-  /** The planner request waiting for a draft: the first plan, or a replan in flight. */
-  pendingPlanRequest?: { attempt: number; reason: string; eventId: string };
-  /** A draft waiting for the validator: the first plan, or a replan in flight. */
-  pendingDraft?: { attempt: number; eventId: string };
+  /** The plan request in flight (the first plan, or a replan), and where it stands: see {@link PlanRequestState}. */
+  planRequest?: PlanRequestState;
   startedAt: string;
   /** Policy firings so far, keyed `<policyId>|<trigger key>`: a firing happens once per key. */
   policyFirings: Record<string, number>;
@@ -142,7 +170,12 @@ export interface PlannedCore extends RunCore {
   deferredReplan?: DeferredReplan;
 }
 
-/** No plan accepted yet: the planner and the validator are working. Nothing else can happen. */
+/**
+ * No plan accepted yet: the planner and the validator are working. Nothing else can happen.
+ * `planRequest` stays optional: the fold passes through a planning run with none between `start`
+ * and its `plan_requested`, and between a `plan_rejected` and the `plan_requested` or `run_failed`
+ * the validator appends with it. Both pairs are one append, so a stored planning run always has one.
+ */
 export type PlanningRun = RunCore & { status: 'planning'; plan?: undefined };
 /** Running its plan: no HITL request is pending (a replan may be in flight). */
 export type RunningRun = PlannedCore & { status: 'running' };
@@ -207,7 +240,30 @@ export function pendingHitlRequests(state: RunState): string[] {
 
 /** A replan asked of the planner and not yet answered with an accepted plan (or given up). */
 export function replanInFlight(state: RunState): boolean {
-  return isPlanned(state) && (state.pendingPlanRequest !== undefined || state.pendingDraft !== undefined);
+  return isPlanned(state) && state.planRequest !== undefined;
+}
+
+/** The request the planner owes a draft for, if `requestEventId` is it (else a stale or repeated delivery). */
+export function askedPlanRequest(state: RunState, requestEventId: string): PlanRequestAsked | undefined {
+  if (state.status === 'none' || isTerminal(state)) return undefined;
+  const request = state.planRequest;
+  return request?.stage === 'asked' && request.requestEventId === requestEventId ? request : undefined;
+}
+
+/** The request whose draft the validator owes a verdict on, if `draftEventId` is that draft. */
+export function draftedPlanRequest(state: RunState, draftEventId: string): PlanRequestDrafted | undefined {
+  if (state.status === 'none' || isTerminal(state)) return undefined;
+  const request = state.planRequest;
+  return request?.stage === 'drafted' && request.draftEventId === draftEventId ? request : undefined;
+}
+
+/**
+ * The replan in flight was asked by a node's failure (docs/lifecycle.md, rule 6). When it finds no
+ * valid plan (every draft refused, or the planner finds none) the run keeps its plan and the node goes
+ * on down its repair chain; any other replan that finds no plan fails the run.
+ */
+export function replanForNodeFailure(state: RunState): boolean {
+  return isPlanned(state) && state.replan?.outcome === 'asked' && state.replan.trigger.kind === 'node_failed';
 }
 
 /** Metadata for events a handler appends in reaction to `cause` on this run. */

@@ -10,8 +10,10 @@ import {
 } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import {
+  askedPlanRequest,
   evolveRun,
   initialRunState,
+  payloadOf,
   replanLimitFailure,
   runMetadata,
   type StartedRun,
@@ -48,8 +50,8 @@ export class PlannerHandler {
     const { store, clock } = this.runtime;
     const history = await store.readStream(event.streamId);
     const state = history.reduce(evolveRun, initialRunState());
-    if (state.status === 'none' || state.pendingPlanRequest?.eventId !== event.id) return;
-    const request = event.payload as PlanRequest;
+    if (state.status === 'none' || !askedPlanRequest(state, event.id)) return;
+    const request = payloadOf(event, 'plan_requested');
     // The one replan bound (run-model): the fold has counted this request among the run's replans.
     const refused =
       request.reason === 'replan'

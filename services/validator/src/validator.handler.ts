@@ -1,9 +1,8 @@
 import { decision } from '@flex/decider';
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
-import type { EventPayload } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
-import { runMetadata } from '@flex/run-model';
+import { payloadOf, runMetadata } from '@flex/run-model';
 import {
   activeRegistrations,
   fetchCapabilitySnapshot,
@@ -31,9 +30,10 @@ export class ValidatorHandler {
         decision(
           decideValidation(s, {
             draftEventId: event.id,
-            draft: event.payload as EventPayload<'plan_drafted'>,
+            draft: payloadOf(event, 'plan_drafted'),
             active,
             maxAttempts: config.FLEX_MAX_PLAN_ATTEMPTS,
+            maxReplans: config.FLEX_MAX_REPLANS,
           }),
         ),
       metadata: (s) => runMetadata(s.run, event, 'validator'),

@@ -85,14 +85,44 @@ export const PlanProvenanceSchema = PlanMetadataSchema.pick({
   fallbackReason: true,
 });
 
-/** `plan_rejected`: the validator refused the draft; the diagnostics say why, `registry` what the planner saw. */
-export const PlanRejectedPayloadSchema = z.strictObject({
+/**
+ * A `plan_rejected` from the validator: it refused the planner's draft (`planHash`, and who drafted it
+ * in `metadata`). The validator leaves `source` out, as every rejection stored before planner
+ * rejections existed does: a rejection without `source` is the validator's.
+ */
+const DraftRejectedPayloadSchema = z.strictObject({
+  source: z.literal('validator').optional(),
   attempt: AttemptSchema,
   planHash: Sha256HexSchema,
   metadata: PlanProvenanceSchema,
   registry: RegistrySnapshotSchema,
   diagnostics: RejectedDiagnosticsBundleSchema,
 });
+
+/**
+ * A `plan_rejected` from the planner (`source: 'planner'`): asked for a replan a node's failure asked
+ * for, it found no plan at all (`plannerError`), so there is no draft, hash or provenance. The run
+ * keeps its plan and the node goes on down its repair chain (docs/lifecycle.md); a planner error on any
+ * other request fails the run instead (`run_failed` with the same diagnostics).
+ */
+const PlannerRejectedPayloadSchema = z.strictObject({
+  source: z.literal('planner'),
+  attempt: AttemptSchema,
+  plannerError: PlannerErrorSchema,
+  registry: RegistrySnapshotSchema,
+  diagnostics: RejectedDiagnosticsBundleSchema,
+});
+
+/**
+ * `plan_rejected`: no valid plan came of the request in flight; the diagnostics say why, `registry`
+ * what the planner saw. Either the validator refused the draft (see {@link DraftRejectedPayloadSchema})
+ * or, for a replan a node's failure asked for, the planner found none (see
+ * {@link PlannerRejectedPayloadSchema}); `source` tells them apart.
+ */
+export const PlanRejectedPayloadSchema = z.discriminatedUnion('source', [
+  DraftRejectedPayloadSchema,
+  PlannerRejectedPayloadSchema,
+]);
 
 /** `plan_generated`: the first accepted plan, its trimmed nodes, the findings and the planner's registry. */
 export const PlanGeneratedPayloadSchema = z

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
-import { LifecycleSystem, type AgentOutcome } from '../test-support/lifecycle-model';
-import { refusalOf } from '@flex/run-model';
+import type { StoredEvent } from '@flex/event-store';
+import { payloadOf, refusalOf } from '@flex/run-model';
+import { LifecycleSystem, type AgentOutcome, type PlanOutcome } from '../test-support/lifecycle-model';
 
 /** The model is the system itself: every command applies to any state (doing nothing when it cannot). */
 type Model = Record<string, never>;
@@ -62,14 +63,14 @@ class Trigger extends Step {
 }
 
 class PlanStep extends Step {
-  constructor(readonly accept: boolean) {
+  constructor(readonly outcome: PlanOutcome) {
     super();
   }
   apply(system: LifecycleSystem): void {
-    system.planStep(this.accept);
+    system.planStep(this.outcome);
   }
   toString(): string {
-    return this.accept ? 'plan:accept' : 'plan:reject';
+    return `plan:${this.outcome}`;
   }
 }
 
@@ -125,7 +126,11 @@ const commands = [
   resolve,
   trigger,
   trigger,
-  fc.constantFrom(true, true, true, false).map((accept) => new PlanStep(accept)),
+  fc
+    .constantFrom<PlanOutcome>('accept', 'accept', 'accept', 'reject', 'reject', 'error')
+    .map((o) => new PlanStep(o)),
+  // The writer failing for good walks its repair chain: a drop-in, a replan from the failure, its HITL fallback.
+  fc.constant(new Simple('writer:fatal', (system) => system.nodeAnswers('w', 'fatal'))),
   fc.constant(new Simple('resume', (system) => system.resume())),
   fc.constant(concurrentResumes),
   fc.constant(new Simple('timer', (system) => system.timerFires())),
@@ -145,11 +150,11 @@ const RUNS = Number(process.env.FLEX_MODEL_RUNS ?? 1_000);
 /**
  * Random interleavings of everything that can happen to a run (agents answering, failing, timing
  * out; operators approving, rejecting, pausing, resuming, twice at once, replanning, asking,
- * cancelling; the planner accepting or rejecting; timers; duplicate deliveries; restarts) against
- * the executor's real deciders and the real fold. After every step: a run that has not ended has
- * something that will move it; on every append: nothing follows the terminal event, no completed
- * node starts again, nothing starts unless the run is running, never `complete` with a HITL request
- * pending; at the end: the fold of the store equals the live state, and a helpful world (agents
+ * cancelling; the planner accepting, rejecting or finding no plan; timers; duplicate deliveries;
+ * restarts) against the executor's real deciders and the real fold. After every step: a run that has
+ * not ended has something that will move it; on every append: nothing follows the terminal event, no
+ * completed node starts again, nothing starts unless the run is running, never `complete` with a HITL
+ * request pending; at the end: the fold of the store equals the live state, and a helpful world (agents
  * answer, operators approve and resume) brings the run to exactly one terminal event. A failure
  * prints fast-check's seed and the shrunk command list.
  */
@@ -157,15 +162,19 @@ describe('the run lifecycle as a state machine (fast-check command model over th
   it(`${RUNS} random sequences keep every rule`, () => {
     const seen = new Map<string, number>();
     fc.assert(
-      fc.property(fc.commands(commands, { maxCommands: 60, size: 'medium' }), (cmds) => {
-        const system = new LifecycleSystem();
-        fc.modelRun(() => ({ model: {}, real: system }), cmds);
-        system.checkStream();
-        count(seen, `before the helpful world: ${system.live.status}`);
-        system.drive();
-        system.checkStream();
-        for (const e of system.events) count(seen, e.type);
-      }),
+      fc.property(
+        fc.commands(commands, { maxCommands: 60, size: 'medium' }),
+        fc.constantFrom(3, 4),
+        (cmds, attempts) => {
+          const system = new LifecycleSystem(undefined, undefined, attempts);
+          fc.modelRun(() => ({ model: {}, real: system }), cmds);
+          system.checkStream();
+          count(seen, `before the helpful world: ${system.live.status}`);
+          system.drive();
+          system.checkStream();
+          for (const e of system.events) count(seen, statOf(e));
+        },
+      ),
       { numRuns: RUNS },
     );
     // FLEX_MODEL_STATS=1 shows what the sequences reached (event types, where the runs stood).
@@ -175,4 +184,20 @@ describe('the run lifecycle as a state machine (fast-check command model over th
 
 function count(seen: Map<string, number>, key: string): void {
   seen.set(key, (seen.get(key) ?? 0) + 1);
+}
+
+/** An event type, with who refused a plan, why a run failed and what asked a replan: the paths worth seeing reached. */
+function statOf(event: StoredEvent): string {
+  switch (event.type) {
+    case 'plan_rejected':
+      return `plan_rejected by ${payloadOf(event, 'plan_rejected').source ?? 'validator'}`;
+    case 'run_failed':
+      return `run_failed ${payloadOf(event, 'run_failed').code}`;
+    case 'plan_requested': {
+      const kind = payloadOf(event, 'plan_requested').replan?.trigger.kind;
+      return kind === undefined ? event.type : `plan_requested replan ${String(kind)}`;
+    }
+    default:
+      return event.type;
+  }
 }

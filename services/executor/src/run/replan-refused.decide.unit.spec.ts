@@ -1,6 +1,16 @@
-import type { CapabilityRegistration } from '@flex/contracts';
-import { brief, completed, fold, runEvents, started } from '../test-support/run.fixtures';
+import { registrySnapshotOf, type CapabilityRegistration } from '@flex/contracts';
+import { evolveRun, initialRunState } from '@flex/run-model';
+import { givenEvents } from '@flex/testing';
+import {
+  brief,
+  completed,
+  expectValidPayloads,
+  fold,
+  runEvents,
+  started,
+} from '../test-support/run.fixtures';
 import { decideAdvance } from './advance.decide';
+import { decideReaction } from './run.decide';
 
 const now = new Date('2026-01-01T00:01:00.000Z');
 const limits = { maxReplans: 2, maxHitlRequests: 5 };
@@ -77,5 +87,68 @@ describe('executor: a replan a failure asked for that found no valid plan', () =
     ]);
     expect(state).toMatchObject({ replan: { outcome: 'asked' } });
     expect(decideAdvance(state, now, { fallbacks: [other], limits }).events).toEqual([]);
+  });
+});
+
+describe('executor: a replan a failure asked for that the planner found no plan for', () => {
+  const plannerRefused = {
+    type: 'plan_rejected',
+    payload: {
+      source: 'planner',
+      attempt: 2,
+      plannerError: {
+        code: 'PLANNER_NO_CAPABILITIES',
+        message: 'no active capability produces copyVariants from writerBrief',
+        retryable: false,
+        details: {},
+      },
+      registry: registrySnapshotOf([other]),
+      diagnostics: {
+        status: 'rejected',
+        satisfactionScore: 0,
+        failures: [
+          {
+            severity: 'hard',
+            status: 'unsatisfied',
+            cause: 'missing_producer',
+            constraintId: 'facet.copyVariants',
+          },
+        ],
+        warnings: [],
+        infos: [],
+      },
+    },
+  };
+  /** The run once the planner's rejection is stored, and that event as the executor receives it. */
+  const refusedByPlanner = () => {
+    const events = givenEvents('run-r1', [...writerFailed, replanAsked, plannerRefused]);
+    return { state: events.reduce(evolveRun, initialRunState()), event: events[events.length - 1] };
+  };
+
+  it('the rejection is a valid plan_rejected with no draft, and leaves the run on its plan', () => {
+    expectValidPayloads([plannerRefused]);
+    expect(refusedByPlanner().state).toMatchObject({
+      status: 'running',
+      planVersion: 1,
+      replan: { outcome: 'refused', trigger: failure },
+    });
+  });
+
+  it("on that plan_rejected the executor raises the node's HITL fallback instead of asking again", () => {
+    const { state, event } = refusedByPlanner();
+    const { events } = decideReaction(state, event, now, { fallbacks: [other], limits });
+    expect(events).toMatchObject([
+      { type: 'hitl_request', payload: { nodeId: 'execution-1', mode: 'node_output' } },
+    ]);
+    expectValidPayloads(events);
+  });
+
+  it('with no operator left to ask, the chain ends: run_failed', () => {
+    const { state, event } = refusedByPlanner();
+    const exhausted = { maxReplans: 2, maxHitlRequests: 0 };
+    const { events } = decideReaction(state, event, now, { fallbacks: [other], limits: exhausted });
+    expect(events).toMatchObject([
+      { type: 'run_failed', payload: { code: 'hitl_exhausted', nodeId: 'execution-1' } },
+    ]);
   });
 });

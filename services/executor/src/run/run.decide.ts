@@ -159,8 +159,7 @@ function decidePolicies(
     const events = decideFirings(current, firings, limits, now);
     out.push(...events);
     current = foldDecided(current, events, now) as StartedRun;
-    if (current.status !== 'running' || current.pendingPlanRequest || current.deferredReplan !== undefined)
-      break;
+    if (current.status !== 'running' || current.planRequest || current.deferredReplan !== undefined) break;
   }
   return out;
 }

@@ -10,10 +10,13 @@ import {
   initialRunState,
   isPlanned,
   isTerminal,
+  payloadOf,
   pendingHitlRequests,
+  replanForNodeFailure,
   replanInFlight,
   type ControlDecision,
   refusalOf,
+  type PlanRequestAsked,
   type RunLimits,
   type RunState,
 } from '@flex/run-model';
@@ -148,6 +151,10 @@ const EXECUTOR_EVENTS = new Set([
 const T0 = Date.parse('2026-01-01T00:00:00.000Z');
 const accepted = { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] };
 const rejected = { status: 'rejected', satisfactionScore: 0, failures: [], warnings: [], infos: [] };
+const plannerError = { code: 'PLANNER_NO_CAPABILITIES', message: 'no plan', retryable: false, details: {} };
+
+/** How the planner and the validator answer a plan request in one {@link LifecycleSystem.planStep}. */
+export type PlanOutcome = 'accept' | 'reject' | 'error';
 
 interface Decided {
   type: string;
@@ -178,9 +185,16 @@ export class LifecycleSystem {
   private now = T0;
   private seq = 0;
 
+  /**
+   * `planAttempts` is the validator's attempt limit (`FLEX_MAX_PLAN_ATTEMPTS`, counted over the run,
+   * as `replans` is). With the first plan accepted at once, a replan's attempt is always its replan
+   * count plus one, so one setting reaches either a replan refused to the end (3, with two replans) or
+   * a refused replan asked again past the replan bound (4): the spec picks one per sequence.
+   */
   constructor(
     private readonly limits: RunLimits = { maxReplans: 2, maxHitlRequests: 4 },
     private readonly retry: RetryPolicy = { maxAttempts: 2, backoffMs: () => 500 },
+    private readonly planAttempts = 3,
   ) {
     const envelope = envelopeWith(modelPolicies);
     const owner = { principal: 'tok_client', role: 'client' };
@@ -189,7 +203,7 @@ export class LifecycleSystem {
       planRequest(1, 'initial'),
     ]);
     // The first plan is accepted: the interleavings worth exploring happen once a run has one.
-    this.planStep(true);
+    this.planStep('accept');
   }
 
   // ---- the store -------------------------------------------------------------------------------
@@ -300,6 +314,14 @@ export class LifecycleSystem {
     this.settle();
   }
 
+  /** The agent call in flight for `nodeId`, if any, answers (the model's way to reach a node's repair chain). */
+  nodeAnswers(nodeId: string, outcome: AgentOutcome): void {
+    const index = this.invocations.findIndex(
+      (start) => (start.payload as { nodeId: string }).nodeId === nodeId,
+    );
+    if (index >= 0) this.agentAnswers(index, outcome);
+  }
+
   timerFires(): void {
     const next = [...this.timers].sort((a, b) => a.dueAt - b.dueAt)[0];
     if (!next) return;
@@ -373,33 +395,58 @@ export class LifecycleSystem {
     this.settle();
   }
 
-  /** The planner drafts for the pending request, then the validator accepts or rejects the draft. */
-  planStep(accept: boolean): void {
+  /**
+   * The planner answers the request asked (a draft, or with `error` no plan at all), then the
+   * validator accepts the draft or, for any other outcome, rejects it.
+   */
+  planStep(outcome: PlanOutcome): void {
     const s = this.live;
     if (s.status === 'none' || isTerminal(s)) return;
     this.tick();
-    const request = s.pendingPlanRequest;
-    if (request) this.append([this.draftFor(request)], `planner:${request.eventId}`);
+    const request = s.planRequest;
+    if (request?.stage === 'asked')
+      this.append(this.plannerAnswer(s, request, outcome === 'error'), `planner:${request.requestEventId}`);
     const after = this.live;
-    const draft = after.status === 'none' || isTerminal(after) ? undefined : after.pendingDraft;
-    if (draft) this.append(this.validate(after, draft.attempt, accept), `validator:${draft.eventId}`);
+    const draft = after.status === 'none' || isTerminal(after) ? undefined : after.planRequest;
+    if (draft?.stage === 'drafted')
+      this.append(
+        this.validate(after, draft.attempt, outcome === 'accept'),
+        `validator:${draft.draftEventId}`,
+      );
     this.settle();
   }
 
-  private draftFor(request: { attempt: number; reason: string }): Decided {
+  /**
+   * As the planner: past the replan bound the run fails; a planner error on a replan a node's failure
+   * asked for is only `plan_rejected` (the run keeps its plan), on anything else it fails the run.
+   */
+  private plannerAnswer(run: RunState, request: PlanRequestAsked, error: boolean): Decided[] {
     const replans = this.events.filter(
       (e) => e.type === 'plan_requested' && (e.payload as { reason: string }).reason === 'replan',
     ).length;
-    if (request.reason === 'replan' && replans > this.limits.maxReplans) {
-      return {
+    if (request.reason === 'replan' && replans > this.limits.maxReplans)
+      return [
+        {
+          type: 'run_failed',
+          payload: { code: 'replan_limit', reason: `replan ${replans} is past the limit` },
+        },
+      ];
+    const { attempt } = request;
+    if (!error)
+      return [{ type: 'plan_drafted', payload: { attempt, plan: modelPlan, planHash: 'h'.repeat(64) } }];
+    if (replanForNodeFailure(run))
+      return [
+        {
+          type: 'plan_rejected',
+          payload: { source: 'planner', attempt, plannerError, diagnostics: rejected },
+        },
+      ];
+    return [
+      {
         type: 'run_failed',
-        payload: { code: 'replan_limit', reason: `replan ${replans} is past the limit` },
-      };
-    }
-    return {
-      type: 'plan_drafted',
-      payload: { attempt: request.attempt, plan: modelPlan, planHash: 'h'.repeat(64) },
-    };
+        payload: { code: plannerError.code, reason: `planner: ${plannerError.message}` },
+      },
+    ];
   }
 
   private validate(run: RunState, attempt: number, accept: boolean): Decided[] {
@@ -423,10 +470,12 @@ export class LifecycleSystem {
       payload: { attempt, planHash: 'h'.repeat(64), diagnostics: rejected },
     };
     // As the validator: a replan keeps answering its trigger; one a failure asked for, refused to
-    // the end, leaves the run on its plan; anything else refused to the end fails the run.
+    // the end or past the replan bound, leaves the run on its plan; anything else refused to the end
+    // fails the run.
     const replan = isPlanned(run) ? run.replan : undefined;
-    if (attempt >= 3 && replan?.trigger.kind === 'node_failed') return [refused];
-    if (attempt >= 3)
+    const spent = attempt >= this.planAttempts || run.replans + 1 > this.limits.maxReplans;
+    if (spent && replanForNodeFailure(run)) return [refused];
+    if (attempt >= this.planAttempts)
       return [refused, { type: 'run_failed', payload: { code: 'plan_rejected', reason: 'no valid plan' } }];
     const again = planRequest(attempt + 1, run.planVersion > 0 ? 'replan' : 'rejected');
     const trigger = replan
@@ -502,7 +551,7 @@ export class LifecycleSystem {
       if (s.status === 'none' || isTerminal(s)) return;
       if (s.status === 'paused') this.resume();
       else if (pendingHitlRequests(s).length) this.resolve(0, 'approve');
-      else if (s.pendingPlanRequest || s.pendingDraft) this.planStep(true);
+      else if (s.planRequest) this.planStep('accept');
       else if (this.invocations.length) this.agentAnswers(0, 'ok');
       else if (this.timers.length) this.timerFires();
       else throw new Error(`stuck: ${s.status} ${JSON.stringify(s.nodes)}`);
@@ -531,10 +580,22 @@ const sameAttempt = (start: StoredEvent, nodeId: string, attempt: number) => {
   return p.nodeId === nodeId && p.attempt === attempt;
 };
 
-/** Every append: nothing after the end, no completed node started again, never `complete` with a request pending. */
+/** The codes of a run failed because planning found no plan (the planner, the validator, the replan bound). */
+const PLANNING_FAILURE = /^(PLANNER_|plan_rejected$|replan_limit$)/;
+
+/**
+ * Every append: nothing after the end, no completed node started again, never `complete` with a
+ * request pending, no replan a node's failure asked for ending the run.
+ */
 function checkAppend(state: RunState, event: StoredEvent): void {
   if (state.status === 'none') return;
   if (isTerminal(state)) throw new Error(`${event.type} appended after the run ended (${state.status})`);
+  // Rule 6: a replan a node's failure asked for that finds no plan leaves the run its plan.
+  if (event.type === 'run_failed' && replanForNodeFailure(state)) {
+    const { code } = payloadOf(event, 'run_failed');
+    if (PLANNING_FAILURE.test(code))
+      throw new Error(`a replan a node's failure asked for failed the run (${code})`);
+  }
   if (event.type === 'complete' && pendingHitlRequests(state).length)
     throw new Error(`complete with HITL request(s) pending: ${pendingHitlRequests(state).join(', ')}`);
   if (event.type === 'node_start') {
@@ -571,7 +632,7 @@ function whatMoves(
   const reasons: string[] = [];
   if (s.status === 'paused') reasons.push('a resume');
   if (pendingHitlRequests(s).length) reasons.push('an operator');
-  if (s.pendingPlanRequest || s.pendingDraft) reasons.push('the planner');
+  if (s.planRequest) reasons.push('the planner');
   if (invocations.length) reasons.push('an agent');
   if (timers) reasons.push('a timer');
   if (isPlanned(s) && replanInFlight(s)) reasons.push('a replan');

@@ -47,6 +47,11 @@ describe('event messages of planning events', () => {
       'plan rejected (rejected, score 0): facet.copyVariants: an active capability produces copyVariants → Register an agent whose outputContract includes copyVariants.',
     ],
     [
+      'plan_rejected',
+      { source: 'planner', attempt: 2, diagnostics: rejected },
+      'no plan from the planner (rejected, score 0): facet.copyVariants: an active capability produces copyVariants → Register an agent whose outputContract includes copyVariants.',
+    ],
+    [
       'plan_generated',
       { planVersion: 1, nodes: [{ nodeId: 'a' }, { nodeId: 'b' }], diagnostics: accepted },
       'plan v1 accepted (accepted_with_findings, score 0.75, proven): a → b',

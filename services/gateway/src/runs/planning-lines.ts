@@ -40,9 +40,11 @@ export function describePlanRequested(p: Payload): string {
 }
 
 export function describePlanRejected(p: Payload): string {
+  // The planner's own rejection (a replan a node's failure asked for) has no draft to reject.
+  const what = p.source === 'planner' ? 'no plan from the planner' : 'plan rejected';
   const bundle = bundleOf(p);
-  if (!bundle) return 'plan rejected: see diagnostics';
-  return `plan rejected (${verdictOf(bundle)}): ${firstFailure(bundle) ?? 'see diagnostics'}`;
+  if (!bundle) return `${what}: see diagnostics`;
+  return `${what} (${verdictOf(bundle)}): ${firstFailure(bundle) ?? 'see diagnostics'}`;
 }
 
 export function describePlanGenerated(p: Payload): string {

@@ -7,7 +7,13 @@ import {
 } from '@flex/contracts';
 import type { DecidedFlexEvent } from '@flex/contracts';
 import { bindContract } from '@flex/proof';
-import { isTerminal, type RunState, type StartedRun } from '@flex/run-model';
+import {
+  askedPlanRequest,
+  isTerminal,
+  replanForNodeFailure,
+  type RunState,
+  type StartedRun,
+} from '@flex/run-model';
 import { splitIntoLanes } from './lanes';
 import { isPlannerError } from './planner';
 import { plannerErrorDiagnostics, type KnownCapability } from './planner-error.diagnostics';
@@ -28,9 +34,10 @@ export type PlanOutcome = Planned | { kind: 'replan_limit'; code: 'replan_limit'
 
 /**
  * React to one plan request: a draft for the validator, recorded with the registry the planner saw;
- * or a failed run when the planner says the goal cannot be planned (with a diagnostics bundle naming
- * what is missing) or the run has used up its replans. A request that is no longer the pending one
- * decides nothing (duplicate delivery, or a later attempt already superseded it).
+ * or, when the planner says the goal cannot be planned, its diagnostics (naming what is missing) in a
+ * rejection or a failed run (see {@link noPlan}); or a failed run when the run has used up its replans.
+ * A request that is no longer the one asked decides nothing (duplicate delivery, or a later attempt
+ * already superseded it).
  */
 export function decidePlan(
   state: RunState,
@@ -38,18 +45,42 @@ export function decidePlan(
   outcome: PlanOutcome,
 ): DecidedFlexEvent[] {
   if (state.status === 'none' || isTerminal(state)) return [];
-  if (state.pendingPlanRequest?.eventId !== requestEventId) return [];
+  const request = askedPlanRequest(state, requestEventId);
+  if (!request) return [];
   if (outcome.kind === 'replan_limit')
     return [runEvent('run_failed', { code: outcome.code, reason: outcome.reason })];
-  return [drafted(state, state.pendingPlanRequest.attempt, outcome)];
+  const { result, registry } = outcome;
+  if (isPlannerError(result)) return [noPlan(state, request.attempt, result, outcome)];
+  return [drafted(state, request.attempt, result, registry)];
 }
 
-function drafted(state: StartedRun, attempt: number, { result, registry, known }: Planned): DecidedFlexEvent {
-  if (isPlannerError(result)) {
-    const diagnostics = plannerErrorDiagnostics(result, state.envelope, known);
-    const reason = `planner: ${result.message}`.slice(0, 8_000);
-    return runEvent('run_failed', { code: result.code, reason, diagnostics, registry });
-  }
+/**
+ * The planner found no plan. For a replan a node's failure asked for, that is a refused replan, as
+ * when the validator refuses its drafts to the end: only `plan_rejected` (the planner's, with no
+ * draft), the run keeps its plan and the executor takes the node on down its repair chain
+ * (docs/lifecycle.md). A first plan, or a replan asked for anything else, fails the run.
+ */
+function noPlan(state: StartedRun, attempt: number, error: PlannerError, planned: Planned): DecidedFlexEvent {
+  const { registry, known } = planned;
+  const diagnostics = plannerErrorDiagnostics(error, state.envelope, known);
+  if (replanForNodeFailure(state))
+    return runEvent('plan_rejected', {
+      source: 'planner',
+      attempt,
+      plannerError: error,
+      registry,
+      diagnostics,
+    });
+  const reason = `planner: ${error.message}`.slice(0, 8_000);
+  return runEvent('run_failed', { code: error.code, reason, diagnostics, registry });
+}
+
+function drafted(
+  state: StartedRun,
+  attempt: number,
+  result: PlannerOutput,
+  registry: RegistrySnapshot,
+): DecidedFlexEvent {
   const fallbackError = PlannerErrorSchema.safeParse(result.metadata.plannerError);
   // Whatever planner drafted it (an LLM's draft too), the contract binds the plan before the proof.
   const plan = bindContract(splitIntoLanes(result.plan, state.envelope), state.envelope);

@@ -9,7 +9,17 @@ import {
 } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import type { DecidedFlexEvent } from '@flex/contracts';
-import { evolveRun, initialRunState, policyKeys, type ActiveRun, type RunState } from '@flex/run-model';
+import {
+  draftedPlanRequest,
+  evolveRun,
+  initialRunState,
+  payloadOf,
+  policyKeys,
+  replanForNodeFailure,
+  replanLimitFailure,
+  type ActiveRun,
+  type RunState,
+} from '@flex/run-model';
 import { provePlan } from './prove-plan';
 
 type PlanRequest = EventPayload<'plan_requested'>;
@@ -26,7 +36,7 @@ export const initialValidatorState = (): ValidatorState => ({ run: initialRunSta
 export function evolveValidator(state: ValidatorState, event: StoredEvent): ValidatorState {
   const run = evolveRun(state.run, event);
   if (event.type === 'plan_requested') {
-    const request = event.payload as PlanRequest;
+    const request = payloadOf(event, 'plan_requested');
     // A re-request after a rejected replan draft still answers that replan.
     const replan = request.replan ?? (request.reason === 'rejected' ? state.replan : undefined);
     return replan ? { run, replan } : { run };
@@ -39,7 +49,10 @@ export interface ValidationInput {
   draftEventId: string;
   draft: EventPayload<'plan_drafted'>;
   active: readonly CapabilityRegistration[];
+  /** `FLEX_MAX_PLAN_ATTEMPTS`: the attempt (counted over the run) after which only the rule-based fallback is asked. */
   maxAttempts: number;
+  /** `FLEX_MAX_REPLANS`: a refused replan draft asked again counts as a replan, within this bound. */
+  maxReplans: number;
 }
 
 /**
@@ -55,7 +68,7 @@ export function decideValidation(
   // Any live run: a replan requested during a HITL wait or a pause must not leave its draft unproven.
   const ended = run.status === 'completed' || run.status === 'failed' || run.status === 'cancelled';
   if (run.status === 'none' || ended) return [];
-  if (run.pendingDraft?.eventId !== input.draftEventId) return [];
+  if (!draftedPlanRequest(run, input.draftEventId)) return [];
   const { draft } = input;
   const bundle = provePlan(draft.plan, run.envelope, input.active);
   if (bundle.status !== 'rejected') return [accepted(run, draft, bundle, replan)];
@@ -66,7 +79,8 @@ export function decideValidation(
     registry: draft.registry,
     diagnostics: bundle,
   });
-  return [rejected, ...afterRejection(run, draft, bundle, { maxAttempts: input.maxAttempts, replan })];
+  const { maxAttempts, maxReplans } = input;
+  return [rejected, ...afterRejection(run, draft, bundle, { maxAttempts, maxReplans, replan })];
 }
 
 const RULE_BASED = PlannerFallbackSchema.shape.planner.value;
@@ -74,9 +88,11 @@ const RULE_BASED = PlannerFallbackSchema.shape.planner.value;
 /**
  * What follows a rejection: another attempt with the diagnostics while attempts remain; once they
  * are used up by another planner's drafts, one attempt by the rule-based planner (`fallback` says
- * so and why); once the rule-based planner's draft is refused too, `run_failed` with the diagnostics,
- * except for a replan a node's failure asked for: the run keeps its plan and the executor takes the
- * node on down its repair chain (docs/lifecycle.md), so nothing follows the rejection.
+ * so and why); once the rule-based planner's draft is refused too, `run_failed` with the diagnostics.
+ * Except for a replan a node's failure asked for, which ends refused rather than failing the run: the
+ * run keeps its plan and the executor takes the node on down its repair chain (docs/lifecycle.md), so
+ * nothing follows the rejection once that replan's drafts are used up, or once asking again would pass
+ * the replan bound (the planner would then fail the run with `replan_limit`).
  */
 function afterRejection(
   run: ActiveRun,
@@ -86,7 +102,9 @@ function afterRejection(
 ): DecidedFlexEvent[] {
   const { attempt } = draft;
   const { plannerId } = draft.plan.metadata;
-  const { maxAttempts, replan } = limits;
+  const { maxAttempts, maxReplans, replan } = limits;
+  const failureReplan = replanForNodeFailure(run);
+  if (failureReplan && replanLimitFailure(run.replans + 1, maxReplans, 'the validator')) return [];
   const request = {
     attempt: attempt + 1,
     reason: run.planVersion > 0 ? ('replan' as const) : ('rejected' as const),
@@ -102,7 +120,7 @@ function afterRejection(
     const fallback = { planner: RULE_BASED, from: plannerId, reason: 'drafts_rejected' as const, message };
     return [runEvent('plan_requested', { ...request, fallback })];
   }
-  if (run.planVersion > 0 && replan?.trigger.kind === 'node_failed') return [];
+  if (failureReplan) return [];
   const reason = failureReason(attempt, bundle);
   return [
     runEvent('run_failed', { code: 'plan_rejected', reason, diagnostics: bundle, registry: draft.registry }),
@@ -111,6 +129,7 @@ function afterRejection(
 
 interface Limits {
   maxAttempts: number;
+  maxReplans: number;
   /** The replan the rejected draft answered, which the next request keeps answering. */
   replan: Replan;
 }

@@ -96,6 +96,7 @@ describe('validator: decide', () => {
       draft,
       active: [registration('W.write')],
       maxAttempts: 3,
+      maxReplans: 3,
     });
     expect(event.type).toBe('plan_generated');
     const payload = PlanGeneratedPayloadSchema.parse(event.payload);
@@ -116,7 +117,13 @@ describe('validator: decide', () => {
 
   it('rejects an unregistered capability and asks for another attempt with the diagnostics', () => {
     const { state, draft } = stateWithDraft(plan([writer]));
-    const events = decideValidation(state, { draftEventId: 'draft-1', draft, active: [], maxAttempts: 3 });
+    const events = decideValidation(state, {
+      draftEventId: 'draft-1',
+      draft,
+      active: [],
+      maxAttempts: 3,
+      maxReplans: 3,
+    });
     expect(events.map((e) => e.type)).toEqual(['plan_rejected', 'plan_requested']);
     const diagnostics = {
       status: 'rejected',
@@ -151,6 +158,7 @@ describe('validator: decide', () => {
       draft,
       active: [registration('W.write')],
       maxAttempts: 3,
+      maxReplans: 3,
     });
     expect(events.map((e) => e.type)).toEqual(['plan_rejected', 'run_failed']);
     const failed = RunFailedPayloadSchema.parse(events[1].payload);
@@ -165,7 +173,13 @@ describe('validator: decide', () => {
 
   it('falls back to one rule-based draft, and says so, once the LLM planner has used up the attempts', () => {
     const { state, draft } = stateWithDraft(plan([writer], [], 'llm'), 3);
-    const events = decideValidation(state, { draftEventId: 'draft-1', draft, active: [], maxAttempts: 3 });
+    const events = decideValidation(state, {
+      draftEventId: 'draft-1',
+      draft,
+      active: [],
+      maxAttempts: 3,
+      maxReplans: 3,
+    });
     expect(events.map((e) => e.type)).toEqual(['plan_rejected', 'plan_requested']);
     const request = PlanRequestedPayloadSchema.parse(events[1].payload);
     expect(request).toMatchObject({
@@ -183,7 +197,33 @@ describe('validator: decide', () => {
 
   it('ignores a draft that is not the pending one (duplicate delivery)', () => {
     const { state, draft } = stateWithDraft(plan([writer]));
-    expect(decideValidation(state, { draftEventId: 'other', draft, active: [], maxAttempts: 3 })).toEqual([]);
+    expect(
+      decideValidation(state, { draftEventId: 'other', draft, active: [], maxAttempts: 3, maxReplans: 3 }),
+    ).toEqual([]);
+  });
+
+  it('ignores a stale draft: one for an older request, delivered again after it was refused and asked again', () => {
+    const { draft } = stateWithDraft(plan([writer]));
+    const later = [
+      { type: 'plan_rejected', payload: { attempt: 1, planHash: 'f'.repeat(64), diagnostics: {} } },
+      { type: 'plan_requested', payload: { attempt: 2, reason: 'rejected', policyKeys: [] }, id: 'req-2' },
+      { type: 'plan_drafted', payload: { ...draft, attempt: 2 }, id: 'draft-2' },
+    ];
+    const events = givenEvents('run-r1', [
+      {
+        type: 'start',
+        payload: { runId: 'r1', envelope, normalization: [], owner: { principal: 'p', role: 'client' } },
+      },
+      { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] }, id: 'req-1' },
+      { type: 'plan_drafted', payload: draft, id: 'draft-1' },
+      ...later,
+    ]);
+    const state = events.reduce(evolveValidator, initialValidatorState());
+    const input = { draft, active: [registration('W.write')], maxAttempts: 3, maxReplans: 3 };
+    expect(decideValidation(state, { ...input, draftEventId: 'draft-1' })).toEqual([]);
+    expect(decideValidation(state, { ...input, draftEventId: 'draft-2' }).map((e) => e.type)).toEqual([
+      'plan_generated',
+    ]);
   });
 });
 
@@ -305,6 +345,7 @@ describe('validator: replans', () => {
       draft,
       active: REGISTRY,
       maxAttempts: 3,
+      maxReplans: 3,
     });
     expect(rest).toEqual([]);
     expect(event.type).toBe('plan_updated');
@@ -341,9 +382,13 @@ describe('validator: replans', () => {
     const { state, draft } = replanning(accepted, 1, true);
     expect(state.run.status).toBe('awaiting_hitl');
     expect(
-      decideValidation(state, { draftEventId: 'draft-1', draft, active: REGISTRY, maxAttempts: 3 }).map(
-        (e) => e.type,
-      ),
+      decideValidation(state, {
+        draftEventId: 'draft-1',
+        draft,
+        active: REGISTRY,
+        maxAttempts: 3,
+        maxReplans: 3,
+      }).map((e) => e.type),
     ).toEqual(['plan_updated']);
   });
 
@@ -354,6 +399,7 @@ describe('validator: replans', () => {
       draft,
       active: REGISTRY,
       maxAttempts: 3,
+      maxReplans: 3,
     });
     expect(events.map((e) => e.type)).toEqual(['plan_rejected', 'plan_requested']);
     const request = PlanRequestedPayloadSchema.parse(events[1].payload);
@@ -379,6 +425,7 @@ describe('validator: replans', () => {
       draft: next[2].payload as EventPayload<'plan_drafted'>,
       active: REGISTRY,
       maxAttempts: 3,
+      maxReplans: 3,
     });
     expect(updated).toMatchObject({
       type: 'plan_updated',
@@ -386,9 +433,9 @@ describe('validator: replans', () => {
     });
   });
 
-  it('a replan a node failure asked for, refused to the end: only plan_rejected; the run keeps its plan (its fallback chain goes on)', () => {
+  /** A run on plan v1 whose replan a node's failure asked for (attempt `attempt`) has `draft` to prove. */
+  function failureReplanning(draft: PlanGraph, attempt: number) {
     const failed = { kind: 'node_failed', nodeId: 'execution-1', capabilityId: 'W.write' };
-    const draft = ruleBased(planOf([strategyNode, writerNode()]));
     const events = givenEvents('run-r5', [
       {
         type: 'start',
@@ -420,7 +467,7 @@ describe('validator: replans', () => {
       {
         type: 'plan_requested',
         payload: {
-          attempt: 3,
+          attempt,
           reason: 'replan',
           policyKeys: [],
           replan: { trigger: failed, previousVersion: 1, completedNodeIds: ['strategy-1'] },
@@ -428,18 +475,32 @@ describe('validator: replans', () => {
       },
       {
         type: 'plan_drafted',
-        payload: { attempt: 3, plan: draft, planHash: 'c'.repeat(64), registry },
-        id: 'draft-3',
+        payload: { attempt, plan: draft, planHash: 'c'.repeat(64), registry },
+        id: 'draft-r',
       },
     ]);
     const state = events.reduce(evolveValidator, initialValidatorState());
-    const out = decideValidation(state, {
-      draftEventId: 'draft-3',
-      draft: events[5].payload as EventPayload<'plan_drafted'>,
-      active: REGISTRY,
-      maxAttempts: 3,
-    });
-    expect(out.map((e) => e.type)).toEqual(['plan_rejected']);
+    const input = { draftEventId: 'draft-r', draft: events[5].payload as EventPayload<'plan_drafted'> };
+    // This replan is the run's first: asking again is its second.
+    return (maxReplans: number, maxAttempts = 3) =>
+      decideValidation(state, { ...input, active: REGISTRY, maxAttempts, maxReplans }).map((e) => e.type);
+  }
+
+  it('a replan a node failure asked for, refused to the end: only plan_rejected; the run keeps its plan (its fallback chain goes on)', () => {
+    const refused = failureReplanning(ruleBased(planOf([strategyNode, writerNode()])), 3);
+    expect(refused(3)).toEqual(['plan_rejected']);
+  });
+
+  it('a replan a node failure asked for is asked again only within the replan bound (the planner would fail the run past it)', () => {
+    const early = failureReplanning(ruleBased(planOf([strategyNode, writerNode()])), 2);
+    expect(early(2)).toEqual(['plan_rejected', 'plan_requested']);
+    expect(early(1)).toEqual(['plan_rejected']);
+    const llm = failureReplanning(
+      { ...planOf([strategyNode, writerNode()]), metadata: { ...accepted.metadata, plannerId: 'llm' } },
+      3,
+    );
+    expect(llm(2)).toEqual(['plan_rejected', 'plan_requested']);
+    expect(llm(1)).toEqual(['plan_rejected']);
   });
 
   it('a first plan is still plan_generated, validated by its contract schema', () => {
@@ -466,6 +527,7 @@ describe('validator: replans', () => {
       draft: events[2].payload as EventPayload<'plan_drafted'>,
       active: REGISTRY,
       maxAttempts: 3,
+      maxReplans: 3,
     });
     expect(event.type).toBe('plan_generated');
     expect(PlanGeneratedPayloadSchema.safeParse(event.payload).success).toBe(true);
@@ -500,6 +562,7 @@ describe('validator: replans', () => {
       draft: events[2].payload as EventPayload<'plan_drafted'>,
       active: REGISTRY,
       maxAttempts: 3,
+      maxReplans: 3,
     });
     expect(out[1]).toMatchObject({
       type: 'run_failed',
