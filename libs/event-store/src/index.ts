@@ -31,3 +31,4 @@ export {
 } from './dead-letters';
 export { createEventLog, type EventLog } from './event-log';
 export type { StoreLogger } from './logger';
+export { typedEvent, payloadOf, type TypedEvent, type TypedEventOf } from './typed-event';

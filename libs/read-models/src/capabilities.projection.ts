@@ -1,14 +1,14 @@
-import type { EventPayload } from '@flex/contracts';
-import type { Projection } from '@flex/event-store';
+import { typedEvent, type Projection } from '@flex/event-store';
 import type { ReadModelDatabase } from './read-models.table';
 
 /** The capabilities read model: one row per (capability, instance). */
 export const capabilitiesProjection: Projection = {
   name: 'capabilities',
-  async apply(trx, event) {
+  async apply(trx, stored) {
     const db = trx.withTables<ReadModelDatabase>();
-    if (event.type === 'capability_registered') {
-      const p = event.payload as EventPayload<'capability_registered'>;
+    const event = typedEvent(stored);
+    if (event?.type === 'capability_registered') {
+      const p = event.payload;
       await db
         .insertInto('capabilities')
         .values({
@@ -27,9 +27,9 @@ export const capabilitiesProjection: Projection = {
           }),
         )
         .execute();
-    } else if (event.type === 'capability_status_changed' || event.type === 'capability_deregistered') {
-      const p = event.payload as EventPayload<'capability_status_changed'>;
-      const status = event.type === 'capability_deregistered' ? 'deregistered' : p.status;
+    } else if (event?.type === 'capability_status_changed' || event?.type === 'capability_deregistered') {
+      const p = event.payload;
+      const status = event.type === 'capability_deregistered' ? 'deregistered' : event.payload.status;
       let query = db
         .updateTable('capabilities')
         .set({ status, updated_at: event.timestamp })

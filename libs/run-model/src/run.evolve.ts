@@ -1,4 +1,4 @@
-import type { StoredEvent } from '@flex/event-store';
+import { typedEvent, type StoredEvent, type TypedEvent, type TypedEventOf } from '@flex/event-store';
 import { nodeCompleted, nodeFailed, nodeOutputRejected, nodeStarted } from './node.evolve';
 import {
   cancelled,
@@ -14,20 +14,22 @@ import {
   withPlanRequest,
   withResume,
 } from './run.lifecycle';
-import { isTerminal, payloadOf, type ActiveRun, type RunState } from './run.state';
+import { isTerminal, type ActiveRun, type RunState } from './run.state';
 
 /**
  * Fold one run-stream event into the state. Pure; unknown types only advance the version, and an
  * ended run only counts versions: nothing after its terminal event changes it.
  */
-export function evolveRun(state: RunState, event: StoredEvent): RunState {
+export function evolveRun(state: RunState, stored: StoredEvent): RunState {
+  const event = typedEvent(stored);
+  if (!event) return state.status === 'none' ? state : { ...state, version: stored.version };
   if (state.status === 'none') return event.type === 'start' ? started(event) : state;
   if (isTerminal(state)) return { ...state, version: event.version };
   return evolveActive({ ...state, version: event.version }, event);
 }
 
-function started(event: StoredEvent): RunState {
-  const p = payloadOf(event, 'start');
+function started(event: TypedEventOf<'start'>): RunState {
+  const p = event.payload;
   return {
     status: 'planning',
     runId: p.runId,
@@ -46,59 +48,59 @@ function started(event: StoredEvent): RunState {
   };
 }
 
-function evolveActive(state: ActiveRun, event: StoredEvent): RunState {
+function evolveActive(state: ActiveRun, event: TypedEvent): RunState {
   switch (event.type) {
     case 'plan_requested':
-      return withPlanRequest(state, payloadOf(event, 'plan_requested'), event.id);
+      return withPlanRequest(state, event.payload, event.id);
     case 'plan_drafted':
       return withPlanDrafted(state, event.id);
     case 'plan_rejected':
-      return withPlanRejected(state, payloadOf(event, 'plan_rejected').diagnostics);
+      return withPlanRejected(state, event.payload.diagnostics);
     case 'plan_generated': {
-      const p = payloadOf(event, 'plan_generated');
+      const p = event.payload;
       return withPlan(state, p.plan, p.planVersion, p.diagnostics.satisfactionScore);
     }
     case 'plan_updated': {
-      const p = payloadOf(event, 'plan_updated');
+      const p = event.payload;
       return withPlan(state, p.plan, p.version, p.diagnostics.satisfactionScore);
     }
     case 'node_start':
-      return nodeStarted(state, payloadOf(event, 'node_start'), event.timestamp);
+      return nodeStarted(state, event.payload, event.timestamp);
     case 'node_complete':
-      return nodeCompleted(state, payloadOf(event, 'node_complete'));
+      return nodeCompleted(state, event.payload);
     case 'node_error':
-      return nodeFailed(state, payloadOf(event, 'node_error'), event.timestamp);
+      return nodeFailed(state, event.payload, event.timestamp);
     case 'validation_error':
-      return nodeOutputRejected(state, payloadOf(event, 'validation_error'));
+      return nodeOutputRejected(state, event.payload);
     case 'policy_triggered':
-      return withFiring(state, payloadOf(event, 'policy_triggered'));
+      return withFiring(state, event.payload);
     default:
       return evolveHolds(state, event);
   }
 }
 
 /** What holds or ends a run: HITL, pause and resume, a deferred replan, the terminal events. */
-function evolveHolds(state: ActiveRun, event: StoredEvent): RunState {
+function evolveHolds(state: ActiveRun, event: TypedEvent): RunState {
   switch (event.type) {
     case 'hitl_request':
-      return withHitlRequest(state, payloadOf(event, 'hitl_request'));
+      return withHitlRequest(state, event.payload);
     case 'hitl_resolved':
-      return withHitlResolved(state, payloadOf(event, 'hitl_resolved'), event.id);
+      return withHitlResolved(state, event.payload, event.id);
     case 'replan_deferred':
-      return withDeferredReplan(state, payloadOf(event, 'replan_deferred'));
+      return withDeferredReplan(state, event.payload);
     case 'run_paused':
-      return withPause(state, payloadOf(event, 'run_paused'), event.timestamp);
+      return withPause(state, event.payload, event.timestamp);
     case 'run_resumed':
       return withResume(state, event.id);
     case 'complete':
-      return completed(state, payloadOf(event, 'complete').output);
+      return completed(state, event.payload.output);
     case 'run_failed': {
-      const p = payloadOf(event, 'run_failed');
+      const p = event.payload;
       return failed(state, { code: p.code, reason: p.reason });
     }
     case 'run_cancelled': {
       // Terminal: what was pending (HITL requests, retries, agent calls in flight) can move nothing.
-      const p = payloadOf(event, 'run_cancelled');
+      const p = event.payload;
       return cancelled(state, { by: p.cancelledBy, reason: p.reason });
     }
     default:

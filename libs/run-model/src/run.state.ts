@@ -1,12 +1,4 @@
-import type {
-  HitlAction,
-  DiagnosticsBundle,
-  EventPayload,
-  FlexEventType,
-  PlanGraph,
-  TaskEnvelope,
-} from '@flex/contracts';
-import type { StoredEvent } from '@flex/event-store';
+import type { HitlAction, DiagnosticsBundle, EventPayload, PlanGraph, TaskEnvelope } from '@flex/contracts';
 
 export type NodeStatus =
   'pending' | 'running' | 'retry_wait' | 'awaiting_hitl' | 'completed' | 'failed' | 'skipped';
@@ -217,9 +209,7 @@ export type StartedRun = Exclude<RunState, { status: 'none' }>;
 
 export const initialRunState = (): RunState => ({ status: 'none' });
 
-export function payloadOf<T extends FlexEventType>(event: StoredEvent, _type: T): EventPayload<T> {
-  return event.payload as EventPayload<T>;
-}
+export { payloadOf } from '@flex/event-store';
 
 export function isTerminal(state: RunState): state is CompletedRun | FailedRun | CancelledRun {
   return state.status === 'completed' || state.status === 'failed' || state.status === 'cancelled';

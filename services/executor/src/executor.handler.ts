@@ -1,8 +1,8 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import { agentInvokeSubject, type FlexEventContext } from '@flex/bus';
-import type { CapabilityRegistration, EventPayload, PlanNode } from '@flex/contracts';
-import type { StoredEvent } from '@flex/event-store';
+import type { CapabilityRegistration, PlanNode } from '@flex/contracts';
+import { payloadOf, type StoredEvent } from '@flex/event-store';
 import { defaultFacetCompiler } from '@flex/facets';
 import { decision, effectsOf } from '@flex/decider';
 import {
@@ -112,7 +112,7 @@ export class ExecutorHandler {
    */
   @EventPattern('node_start')
   async onNodeStart(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    const start = event.payload as EventPayload<'node_start'>;
+    const start = payloadOf(event, 'node_start');
     const agentType = start.capabilityId
       ? (await this.registration(start.capabilityId))?.agentType
       : undefined;

@@ -1,5 +1,5 @@
 import type { EventPayload } from '@flex/contracts';
-import type { StoredEvent } from '@flex/event-store';
+import { typedEvent, type StoredEvent } from '@flex/event-store';
 import type { DecidedFlexEvent } from '@flex/contracts';
 import {
   decideDeferredReplan,
@@ -34,11 +34,12 @@ export function decideReaction(
   now: Date,
   options: ExecutorDecideOptions,
 ): AdvanceDecision {
-  switch (event.type) {
+  const typed = typedEvent(event);
+  switch (typed?.type) {
     case 'plan_generated':
       return decideOnEvent(state, [{ kind: 'onStart' }], now, options);
     case 'node_complete': {
-      const p = event.payload as EventPayload<'node_complete'>;
+      const p = typed.payload;
       return decideOnEvent(
         state,
         [{ kind: 'onNodeComplete', nodeId: p.nodeId, eventId: event.id }],
@@ -47,7 +48,7 @@ export function decideReaction(
       );
     }
     case 'validation_error': {
-      const p = event.payload as EventPayload<'validation_error'>;
+      const p = typed.payload;
       // A final output blamed on a node is that node's validation failure too.
       if (!p.nodeId || p.scope === 'envelope') return NO_DECISION;
       const trigger: PolicyTriggerInput = {

@@ -4,6 +4,7 @@ import { checkUntrustedSchema } from '@flex/facets';
 import { getRunDetail, listRuns, projectionsFor, type RunDetail, type RunSummary } from '@flex/read-models';
 import { policyKeys } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { typedEvent } from '@flex/event-store';
 import type { Principal } from '../auth/api-tokens';
 import { apiError } from '../http/api-error';
 
@@ -120,7 +121,8 @@ export class RunsService {
   async assertVisible(principal: Principal, runId: string): Promise<string> {
     const streamId = runStreamId(runId);
     const [first] = await this.runtime.store.readStream(streamId, { limit: 1 });
-    const owner = (first?.payload as { owner?: { principal?: string } } | undefined)?.owner?.principal;
+    const start = first && typedEvent(first);
+    const owner = start?.type === 'start' ? start.payload.owner.principal : undefined;
     if (!first || (principal.role === 'client' && owner !== principal.id))
       throw apiError(404, 'run_not_found', `no run ${runId}`, { runId });
     return streamId;
