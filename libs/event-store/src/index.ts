@@ -30,4 +30,5 @@ export {
   type ListDeadLettersOptions,
 } from './dead-letters';
 export { createEventLog, type EventLog } from './event-log';
+export { storeSealedSecrets, loadSealedSecrets, type SealedSecret } from './secrets';
 export type { StoreLogger } from './logger';
