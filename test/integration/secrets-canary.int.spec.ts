@@ -105,7 +105,7 @@ describe.each<[string, () => Mode]>([
     if (figures) console.info(`${_name}: ${figures}`);
   });
 
-  it('secrets reach the asking agent and no table, stream, answer, CLI line, log or bus message', async () => {
+  it('secrets reach the asking agent and no table, stream, answer, CLI line, log or message', async () => {
     const canaries = makeCanaries();
     // The run's `complete` also dead-letters (a consumer cannot take it): a dead letter is searched too.
     const envelope = canaryEnvelope(canaries, poisoned('', ['complete']));

@@ -71,7 +71,7 @@ function isMarking(value: unknown): value is { [SENSITIVE_MARK_KEY]: unknown } {
   return isPlainObject(value) && Object.keys(value).length === 1 && Object.hasOwn(value, SENSITIVE_MARK_KEY);
 }
 
-/** A `$secret` key is a stored reference a caller cannot forge; a `$sensitive` key outside a marking is a typo. */
+/** `$secret` marks a stored reference (not for a caller to forge); a stray `$sensitive`, a bad marking. */
 function refuseReserved(key: string, at: PropertyKey[], ctx: NormalizeContext): void {
   if (key === SECRET_REF_KEY)
     ctx.reject(

@@ -37,7 +37,8 @@ export class SecretCipher {
 
   constructor(private readonly key: Buffer) {
     if (key.length !== 32) throw new RangeError('a secret key is 32 bytes');
-    this.keyId = `k_${createHash('sha256').update('flex-secret-key-id:').update(key).digest('hex').slice(0, 16)}`;
+    const fingerprint = createHash('sha256').update('flex-secret-key-id:').update(key).digest('hex');
+    this.keyId = `k_${fingerprint.slice(0, 16)}`;
   }
 
   seal(plaintext: string, additionalData: string): string {

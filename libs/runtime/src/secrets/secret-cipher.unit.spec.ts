@@ -79,7 +79,7 @@ describe('the secret key', () => {
     expect(readFileSync(join(dir, 'secret-key'), 'utf8')).toBe('garbage\n');
   });
 
-  it('FLEX_SECRET_KEY wins; distributed without it has none; an in-memory database gets one per process', () => {
+  it('FLEX_SECRET_KEY wins; distributed has none without it; in memory, one per process', () => {
     const k = key();
     const withKey = loadConfig({ FLEX_SECRET_KEY: k.toString('base64') });
     expect(resolveSecretKey(withKey, { kind: 'none' })?.equals(k)).toBe(true);

@@ -1,6 +1,6 @@
 import type { OutputIssue } from '@flex/run-model';
 
-/** Usage as the agent reported it, kept only when it is well-formed (it feeds the `tokens` / `costCents` metrics). */
+/** Usage as the agent reported it, kept only when well-formed (it feeds `tokens` / `costCents`). */
 export function usageOf(value: unknown): { tokens?: number; costCents?: number; model?: string } | undefined {
   if (!value || typeof value !== 'object') return undefined;
   const u = value as Record<string, unknown>;

@@ -12,7 +12,8 @@ const credentials: FacetDefinition = {
   description: 'Named secrets (API keys, tokens, passwords) an agent needs to act for the caller.',
   schema: { type: 'object', maxProperties: 50 },
   semantics:
-    'Use each credential only to call the service it is for. Never repeat one in an output or an error: an output holding one is refused.',
+    'Use each credential only to call the service it is for. Never repeat one in an output or an ' +
+    'error: an output holding one is refused.',
   metadata: { version: 'v1', directionality: 'input', sensitive: true },
 };
 
