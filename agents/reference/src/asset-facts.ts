@@ -1,3 +1,4 @@
+import { isSecretRef } from '@flex/contracts';
 import { clause, humanizeKey, sentences, truncate } from './text';
 
 /** A fact found in an asset: a label and a value, both short texts. */
@@ -62,7 +63,8 @@ export function extractFacts(assets: readonly Asset[] = []): AssetFacts {
 
 function collect(payload: Record<string, unknown>, out: AssetFacts, depth: number): void {
   for (const [key, raw] of Object.entries(payload)) {
-    if (SKIP.test(key)) continue;
+    // A secret's reference (`{"$secret": "s1"}`) is no fact about the subject: the value is not here.
+    if (SKIP.test(key) || isSecretRef(raw)) continue;
     if (raw !== null && typeof raw === 'object' && !Array.isArray(raw)) {
       if (depth < 2) collect(raw as Record<string, unknown>, out, depth + 1);
       continue;

@@ -84,7 +84,26 @@ export {
   NormalizationChangeSchema,
   type NormalizationChange,
 } from './normalizer/validation-issue';
-export { normalizeEnvelope, type NormalizeEnvelopeResult } from './normalizer/normalize-envelope';
+export {
+  normalizeEnvelope,
+  type NormalizeEnvelopeResult,
+  type NormalizeEnvelopeOptions,
+} from './normalizer/normalize-envelope';
+
+// Secrets: the envelope's marking, and the references the event log holds in their place
+export {
+  SECRET_REF_KEY,
+  SENSITIVE_MARK_KEY,
+  DEFAULT_SECRET_KEY_PATTERN,
+  MAX_SECRETS_PER_RUN,
+  SecretIdSchema,
+  SecretRefSchema,
+  type SecretRef,
+  isSecretRef,
+  secretRefIds,
+  replaceSecretRefs,
+} from './secrets/secret-ref';
+export { type ExtractedSecret } from './secrets/extract-secrets';
 export { zodIssuesToValidationIssues } from './normalizer/zod-issues';
 export {
   ResumeRequestSchema,

@@ -53,6 +53,15 @@ export interface DeadLettersTable {
   created_at: Generated<Date>;
 }
 
+/** A sealed secret value (see the 2026121204_secrets migration): written once, never updated. */
+export interface SecretsTable {
+  run_id: Immutable<string>;
+  secret_id: Immutable<string>;
+  key_id: Immutable<string>;
+  sealed: Immutable<string>;
+  created_at: Generated<Date>;
+}
+
 /** The store's own tables. Read models live beside them in the same database. */
 export interface EventStoreDatabase {
   events: EventsTable;
@@ -60,4 +69,5 @@ export interface EventStoreDatabase {
   outbox: OutboxTable;
   checkpoints: CheckpointsTable;
   dead_letters: DeadLettersTable;
+  secrets: SecretsTable;
 }

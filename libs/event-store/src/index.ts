@@ -30,5 +30,6 @@ export {
   type ListDeadLettersOptions,
 } from './dead-letters';
 export { createEventLog, type EventLog } from './event-log';
+export { storeSealedSecrets, loadSealedSecrets, type SealedSecret } from './secrets';
 export type { StoreLogger } from './logger';
 export { typedEvent, payloadOf, type TypedEvent, type TypedEventOf } from './typed-event';

@@ -4,7 +4,7 @@ import { createDatabase, FlexDatabase } from './database';
 import { migrateToLatest } from './migrate';
 import { eventStoreMigrations } from './migrations';
 
-const STORE_TABLES = ['checkpoints', 'dead_letters', 'events', 'idempotency_keys', 'outbox'];
+const STORE_TABLES = ['checkpoints', 'dead_letters', 'events', 'idempotency_keys', 'outbox', 'secrets'];
 
 function createsTable(name: string): Migration {
   return { up: (db: Kysely<any>) => db.schema.createTable(name).addColumn('id', 'integer').execute() };

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { DEFAULT_SECRET_KEY_PATTERN } from '@flex/contracts';
+import { parseSecretKey } from './secrets/secret-cipher';
 
 const intFromEnv = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -24,9 +26,33 @@ const ConfigSchema = z.object({
   FLEX_LLM_BASE_URL: z.string().url().optional(),
   FLEX_LLM_API_KEY: z.string().optional(),
   FLEX_LLM_MODEL: z.string().optional(),
+  /** Seals secret inputs at rest (AES-256-GCM): 32 bytes as base64 or hex; every service the same. */
+  FLEX_SECRET_KEY: z
+    .string()
+    .refine((s) => parseSecretKey(s) !== undefined, { error: 'expected 32 bytes as base64 or hex' })
+    .optional(),
+  /** Keys (in the envelope's data) whose values are secrets: a regular expression, case-insensitive. */
+  FLEX_SECRET_KEY_PATTERN: z
+    .string()
+    .refine(compiles, { error: 'expected a regular expression' })
+    .default(DEFAULT_SECRET_KEY_PATTERN),
 });
 
 export type FlexConfig = Readonly<z.infer<typeof ConfigSchema>>;
+
+function compiles(source: string): boolean {
+  try {
+    new RegExp(source, 'i');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `FLEX_SECRET_KEY_PATTERN` as the normalizer takes it. */
+export function secretKeyPattern(config: Pick<FlexConfig, 'FLEX_SECRET_KEY_PATTERN'>): RegExp {
+  return new RegExp(config.FLEX_SECRET_KEY_PATTERN, 'i');
+}
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';

@@ -1,4 +1,7 @@
-export { loadConfig, ConfigError, type FlexConfig } from './config';
+export { loadConfig, ConfigError, secretKeyPattern, type FlexConfig } from './config';
+export { SecretVault, SecretStoreUnavailableError, SecretUnavailableError } from './secrets/secret-vault';
+export { SecretCipher, parseSecretKey, generateSecretKey } from './secrets/secret-cipher';
+export { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
 export { createLogger, type Logger, type LogLevel } from './logger';
 export { systemClock, randomIds, type Clock, type IdGenerator } from './clock';
 export { createMetrics, type Metrics } from './metrics';

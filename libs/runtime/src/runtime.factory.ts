@@ -20,6 +20,8 @@ import type { FlexConfig } from './config';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import type { ServiceRuntime } from './runtime';
+import { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
+import { SecretVault } from './secrets/secret-vault';
 
 export interface RuntimeOptions {
   service: string;
@@ -66,6 +68,7 @@ export async function createDistributedRuntime(
     bus,
     messaging,
     logger,
+    secrets: new SecretVault(database, resolveSecretKey(config, { kind: 'none' })),
   });
   runtime.onClose(() => nc.close());
   runtime.onClose(() => database.close());
@@ -106,12 +109,15 @@ export async function createEmbeddedRuntime(
     bus = storeBus;
     messaging = new InProcessMessaging();
   }
+  const keyHome: SecretKeyHome =
+    options.dataDir === null ? { kind: 'memory' } : { kind: 'data_dir', dir: config.FLEX_DATA_DIR };
   const runtime = baseRuntime('embedded', config, options.service, {
     database,
     store,
     bus,
     messaging,
     logger,
+    secrets: new SecretVault(database, resolveSecretKey(config, keyHome)),
   });
   runtime.onClose(() => database.close());
   if (nc) runtime.onClose(() => nc.close());
@@ -124,7 +130,7 @@ function baseRuntime(
   mode: ServiceRuntime['mode'],
   config: FlexConfig,
   service: string,
-  parts: Pick<ServiceRuntime, 'database' | 'store' | 'bus' | 'messaging' | 'logger'>,
+  parts: Pick<ServiceRuntime, 'database' | 'store' | 'bus' | 'messaging' | 'logger' | 'secrets'>,
 ): ServiceRuntime {
   const closers: Array<() => Promise<void> | void> = [];
   let closed = false;

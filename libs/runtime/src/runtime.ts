@@ -4,6 +4,7 @@ import type { Clock, IdGenerator } from './clock';
 import type { FlexConfig } from './config';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
+import type { SecretVault } from './secrets/secret-vault';
 
 /**
  * Everything a service needs from the outside world, built once per process. Embedded mode builds
@@ -22,6 +23,8 @@ export interface ServiceRuntime {
   readonly ids: IdGenerator;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** The secret store: sealed values of the secrets envelopes carried (see docs/security/secrets.md). */
+  readonly secrets: SecretVault;
   /** Stop background loops and close connections, in order. */
   close(): Promise<void>;
   /** Register something to stop when the runtime closes (closed in reverse order). */

@@ -1,17 +1,14 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import { agentInvokeSubject, type FlexEventContext } from '@flex/bus';
-import type { CapabilityRegistration, PlanNode } from '@flex/contracts';
+import type { FlexEventContext } from '@flex/bus';
+import { secretRefIds, type CapabilityRegistration, type PlanNode } from '@flex/contracts';
 import { payloadOf, type StoredEvent } from '@flex/event-store';
-import { defaultFacetCompiler } from '@flex/facets';
 import { decision, effectsOf } from '@flex/decider';
 import {
   evolveRun,
   initialRunState,
   isPlanned,
-  nodeOutputErrors,
   runMetadata,
-  type OutputIssue,
   type RunLimits,
   type RunState,
   type StartedRun,
@@ -23,7 +20,10 @@ import {
   runCommand,
   type ServiceRuntime,
 } from '@flex/runtime';
+import { callAgent } from './agent.client';
 import { buildInvocation } from './run/context-builder';
+import { askedSecretFacets, revealSecretInputs } from './run/secret-inputs';
+import { secretFreeOutcome } from './run/secret-free-outcome';
 import { needsRegistry, wakeOf, type ExecutorDecision } from './run/executor.decision';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
 import { storableOutcome } from './run/storable-outcome';
@@ -113,9 +113,8 @@ export class ExecutorHandler {
   @EventPattern('node_start')
   async onNodeStart(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
     const start = payloadOf(event, 'node_start');
-    const agentType = start.capabilityId
-      ? (await this.registration(start.capabilityId))?.agentType
-      : undefined;
+    const registration = start.capabilityId ? await this.registration(start.capabilityId) : undefined;
+    const agentType = registration?.agentType;
     const key = `executor:invoke:${event.id}`;
     const started = await this.command(event, key, (s) =>
       decideNodeStart(s, { start, agentType }, this.limits),
@@ -129,7 +128,9 @@ export class ExecutorHandler {
       let outcome: InvokeOutcome;
       try {
         // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
-        outcome = storableOutcome(await this.invoke(state, node, effect.capabilityId, effect.attempt));
+        outcome = storableOutcome(
+          await this.invoke(state, node, { ...effect, registration: this.same(registration, effect) }),
+        );
       } finally {
         clearInterval(heartbeat);
       }
@@ -142,75 +143,35 @@ export class ExecutorHandler {
     }
   }
 
-  private async invoke(
-    state: StartedRun,
-    node: PlanNode,
-    capabilityId: string,
-    attempt: number,
-  ): Promise<InvokeOutcome> {
-    const { messaging, prefix, config } = this.runtime;
-    const timeoutMs = config.FLEX_AGENT_TIMEOUT_MS;
-    const invocation = { ...buildInvocation(state, node, attempt, timeoutMs), capabilityId };
-    const started = Date.now();
-    let reply: { output?: unknown; usage?: unknown };
-    try {
-      reply = await messaging.request<{ output?: unknown; usage?: unknown }>(
-        agentInvokeSubject(prefix, capabilityId),
-        invocation,
-        { timeoutMs },
+  /**
+   * One attempt: reveal the run's secrets for the facets that ask (the only place a secret's value
+   * is handled), call the agent, and keep every secret out of what its answer makes us append.
+   */
+  private async invoke(state: StartedRun, node: PlanNode, call: InvokeCall): Promise<InvokeOutcome> {
+    const { config, secrets } = this.runtime;
+    const built = buildInvocation(state, node, call.attempt, config.FLEX_AGENT_TIMEOUT_MS);
+    const ids = secretRefIds(state.envelope);
+    if (ids.length === 0) return callAgent(this.runtime, { ...built, capabilityId: call.capabilityId }, node);
+    const asked = askedSecretFacets(built, call.registration);
+    if (asked.refused.length > 0)
+      return refusedBeforeCall(
+        'secret_unavailable',
+        `${call.capabilityId} does not declare ${asked.refused.join(', ')} in its registration`,
+        call.registration === undefined,
       );
+    let values: Map<string, unknown>;
+    try {
+      values = await secrets.reveal(state.runId, ids);
     } catch (error) {
-      const e = error as { code?: string; message?: string; retryable?: boolean; details?: unknown };
-      const issues = facetIssuesOf(e.details);
-      return {
-        ok: false,
-        durationMs: Date.now() - started,
-        error: {
-          code: e.code ?? 'agent_error',
-          message: (e.message ?? String(error)).slice(0, 8000),
-          retryable: e.retryable !== false,
-        },
-        // The SDK checks its own contracts: a refused input or output comes back with the facet issues.
-        ...(issues && e.code === 'invalid_output' ? { outputErrors: issues } : {}),
-        ...(issues && e.code === 'invalid_input' ? { inputErrors: issues } : {}),
-      };
+      const e = error as { code?: string; message?: string };
+      return refusedBeforeCall(e.code ?? 'secret_unavailable', e.message ?? String(error), false);
     }
-    const durationMs = Date.now() - started;
-    const output = reply?.output;
-    if (!output || typeof output !== 'object' || Array.isArray(output)) {
-      return {
-        ok: false,
-        durationMs,
-        error: {
-          code: 'invalid_output',
-          message: 'the agent replied without an output object',
-          retryable: true,
-        },
-        outputErrors: [{ path: '/', message: 'output must be an object' }],
-      };
-    }
-    // Facet contract ∧ the caller-contract bindings; the constraints the node enforces are the decider's.
-    const errors = nodeOutputErrors(node, output);
-    if (errors.length) {
-      return {
-        ok: false,
-        durationMs,
-        error: {
-          code: 'invalid_output',
-          message: `output breaks the node contract: ${errors[0].path} ${errors[0].message}`.slice(0, 8000),
-          retryable: true,
-        },
-        outputErrors: errors,
-      };
-    }
-    const provenance = defaultFacetCompiler().compile(node.outputFacets, 'output').provenance;
-    return {
-      ok: true,
-      output: output as Record<string, unknown>,
-      durationMs,
-      provenance,
-      usage: usageOf(reply.usage),
-    };
+    const invocation = revealSecretInputs(
+      { ...built, capabilityId: call.capabilityId },
+      asked.facets,
+      values,
+    );
+    return secretFreeOutcome(await callAgent(this.runtime, invocation, node), [...values.values()]);
   }
 
   /**
@@ -255,6 +216,14 @@ export class ExecutorHandler {
       if (e.type === 'run_failed') this.runtime.metrics.inc('flex.run.status', { status: 'failed' });
     }
     return { decision: result.decision, duplicate: result.duplicate };
+  }
+
+  /** The registration fetched for `node_start`, when the effect invokes that capability. */
+  private same(
+    registration: CapabilityRegistration | undefined,
+    effect: { capabilityId: string },
+  ): CapabilityRegistration | undefined {
+    return registration?.capabilityId === effect.capabilityId ? registration : undefined;
   }
 
   private command(
@@ -302,6 +271,18 @@ export class ExecutorHandler {
   }
 }
 
+interface InvokeCall {
+  capabilityId: string;
+  attempt: number;
+  /** What the registry says serves `capabilityId` now (`undefined`: unknown). */
+  registration?: CapabilityRegistration;
+}
+
+/** An attempt that ends before the agent is called; `retryable` when asking again may help. */
+function refusedBeforeCall(code: string, message: string, retryable: boolean): InvokeOutcome {
+  return { ok: false, durationMs: 0, error: { code, message, retryable } };
+}
+
 /** Hold the delivery until the earliest wake-up the decisions ask for (a delayed nak), if any. */
 function hold(ctx: FlexEventContext, decisions: readonly ExecutorDecision[]): void {
   const waits = decisions.flatMap((d) => {
@@ -309,36 +290,4 @@ function hold(ctx: FlexEventContext, decisions: readonly ExecutorDecision[]): vo
     return wake === undefined ? [] : [wake];
   });
   if (waits.length) ctx.getDelivery().nak(Math.max(Math.min(...waits), 10));
-}
-
-/** Usage as the agent reported it, kept only when it is well-formed (it feeds the `tokens` / `costCents` metrics). */
-function usageOf(value: unknown): { tokens?: number; costCents?: number; model?: string } | undefined {
-  if (!value || typeof value !== 'object') return undefined;
-  const u = value as Record<string, unknown>;
-  const n = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : undefined);
-  const usage = {
-    tokens: n(u.tokens),
-    costCents: n(u.costCents),
-    model: typeof u.model === 'string' && u.model.length >= 1 && u.model.length <= 200 ? u.model : undefined,
-  };
-  const kept = Object.fromEntries(Object.entries(usage).filter(([, v]) => v !== undefined));
-  return Object.keys(kept).length ? kept : undefined;
-}
-
-/** Facet issues an agent SDK error carries in `details.errors` (`{facet, pointer, keyword, message}`). */
-function facetIssuesOf(details: unknown): OutputIssue[] | undefined {
-  const errors = (details as { errors?: unknown } | undefined)?.errors;
-  if (!Array.isArray(errors) || errors.length === 0) return undefined;
-  return errors.slice(0, 50).map((raw) => {
-    const e = (raw ?? {}) as Record<string, unknown>;
-    const str = (x: unknown, max: number) => (typeof x === 'string' ? x.slice(0, max) : undefined);
-    return JSON.parse(
-      JSON.stringify({
-        path: str(e.pointer, 1000) ?? str(e.path, 1000) ?? '/',
-        keyword: str(e.keyword, 200),
-        message: str(e.message, 2000) || 'invalid',
-        facet: str(e.facet, 200),
-      }),
-    );
-  });
 }

@@ -1,5 +1,5 @@
 export { ExecutorModule } from './executor.module';
 export { decideAdvance } from './run/advance.decide';
 export { decideInvocation } from './run/invoke.decide';
-export { buildInvocation, redact } from './run/context-builder';
+export { buildInvocation } from './run/context-builder';
 export { composeFinalOutput } from './run/output-composer';

@@ -1,5 +1,6 @@
 import { FacetDefinitionSchema, facetAllows, type FacetDefinition } from './facet-definition';
 import { BRIEF_FACETS } from './catalog/brief-facets';
+import { CREDENTIAL_FACETS } from './catalog/credential-facets';
 import { QA_FACETS } from './catalog/qa-facets';
 import { STRATEGY_FACETS } from './catalog/strategy-facets';
 
@@ -93,8 +94,11 @@ function deepFreeze<T>(value: T): T {
 
 let shared: FacetCatalog | undefined;
 
-/** The catalog of spec 003 §11 ("Facet Catalog"), in the table's order, built once and shared. */
+/**
+ * The catalog of spec 003 §11 ("Facet Catalog"), in the table's order, then Flex's own `credentials`
+ * (the one sensitive facet, see docs/security/secrets.md); built once and shared.
+ */
 export function getFacetCatalog(): FacetCatalog {
-  shared ??= new FacetCatalog([...BRIEF_FACETS, ...STRATEGY_FACETS, ...QA_FACETS]);
+  shared ??= new FacetCatalog([...BRIEF_FACETS, ...STRATEGY_FACETS, ...QA_FACETS, ...CREDENTIAL_FACETS]);
   return shared;
 }

@@ -15,6 +15,8 @@ const SPEC_TABLE: Array<[string, FacetDefinition['metadata']['directionality']]>
   ['qaRubric', 'input'],
   ['qaFindings', 'output'],
   ['recommendationSet', 'output'],
+  // Flex's addition (docs/security/secrets.md): the one sensitive facet.
+  ['credentials', 'input'],
 ];
 
 const variant = {
@@ -104,6 +106,10 @@ const VALUES: Record<string, { valid: unknown[]; invalid: unknown[] }> = {
       { overallScore: 0.5, scores: {}, issues: [], overallStatus: 'ok' },
     ],
   },
+  credentials: {
+    valid: [{}, { githubToken: 'ghp_x', smtp: { user: 'u', password: 'p' } }, { $secret: 's1' }],
+    invalid: ['a token', [], null],
+  },
   recommendationSet: {
     valid: [[], [{ severity: 'high', recommendation: 'Cut the intro', rationale: 'Too long' }]],
     invalid: [
@@ -117,8 +123,22 @@ describe('getFacetCatalog', () => {
   const catalog = getFacetCatalog();
   const ajv = new Ajv({ strict: true, allErrors: true });
 
-  it('holds exactly the facets of spec 003 §11, in order, with their directions', () => {
+  it('holds exactly the facets of spec 003 §11, in order, with their directions, then credentials', () => {
     expect(catalog.list().map((f) => [f.name, f.metadata.directionality])).toEqual(SPEC_TABLE);
+  });
+
+  it('only credentials is sensitive, and a sensitive facet can only be an input', () => {
+    expect(
+      catalog
+        .list()
+        .filter((f) => f.metadata.sensitive)
+        .map((f) => f.name),
+    ).toEqual(['credentials']);
+    const credentials = catalog.get('credentials') as FacetDefinition;
+    for (const directionality of ['output', 'bidirectional'] as const)
+      expect(
+        () => new FacetCatalog([{ ...credentials, metadata: { ...credentials.metadata, directionality } }]),
+      ).toThrow(/sensitive facet must be an input facet/);
   });
 
   it('is the same frozen instance everywhere', () => {

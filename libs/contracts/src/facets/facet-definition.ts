@@ -27,11 +27,22 @@ export const FacetDefinitionSchema = z.strictObject({
   description: z.string().min(1).max(2_000),
   schema: JsonObjectSchema,
   semantics: z.string().min(1).max(4_000),
-  metadata: z.strictObject({
-    version: z.string().min(1).max(64),
-    directionality: FacetDirectionalitySchema,
-    dependencies: z.array(FacetNameSchema).optional(),
-  }),
+  metadata: z
+    .strictObject({
+      version: z.string().min(1).max(64),
+      directionality: FacetDirectionalitySchema,
+      dependencies: z.array(FacetNameSchema).optional(),
+      /**
+       * The facet carries the caller's secrets: an invocation of a capability declaring it as an
+       * input gets the values of the secret references inside it (no other facet ever does). Only
+       * an `input` facet can be sensitive, so no agent can produce one.
+       */
+      sensitive: z.boolean().optional(),
+    })
+    .refine((m) => m.sensitive !== true || m.directionality === 'input', {
+      error: 'a sensitive facet must be an input facet',
+      path: ['sensitive'],
+    }),
   propertyKey: FacetNameSchema.optional(),
 });
 

@@ -254,7 +254,7 @@ describe('normalizeEnvelope: legacy shapes are mapped and reported', () => {
       metadata: { anything: { goes: [1, 'two'] } },
       threadId: 'thread-1',
     };
-    expect(accept(canonical)).toEqual({ ok: true, envelope: canonical, changes: [] });
+    expect(accept(canonical)).toEqual({ ok: true, envelope: canonical, changes: [], secrets: [] });
   });
 
   it('never modifies its input', () => {

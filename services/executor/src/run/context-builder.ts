@@ -2,7 +2,6 @@ import type { AgentInvocation } from '@flex/agent-sdk';
 import type { PlanNode } from '@flex/contracts';
 import { facetValuesFor, nodeOutputSchema, type StartedRun } from '@flex/run-model';
 
-const SECRET_KEY = /(pass(word)?|secret|token|api[-_]?key|authorization|credential|private[-_]?key)/i;
 const MAX_MERGE_DEPTH = 32;
 
 export { facetValuesFor };
@@ -10,7 +9,8 @@ export { facetValuesFor };
 /**
  * What one attempt of a node is sent: its input facets (with what the contract binds merged over
  * them), its full output contract, and, on a repair attempt, the errors an earlier attempt was
- * refused for. Everything comes from the run's state, so a replay builds the same invocation.
+ * refused for. Everything comes from the run's state, so a replay builds the same invocation; secret
+ * references stay references (the adapter reveals them for a facet that asks, see secret-inputs).
  */
 export function buildInvocation(
   state: StartedRun,
@@ -36,7 +36,8 @@ export function buildInvocation(
     context: {
       objective: state.envelope.objective,
       specialInstructions: state.envelope.specialInstructions,
-      inputs: redact(state.envelope.inputs ?? {}) as Record<string, unknown>,
+      // Secrets were replaced by references before `start` was appended: the envelope holds none.
+      inputs: state.envelope.inputs,
     },
     deadlineMs,
   };
@@ -65,14 +66,4 @@ function deepMerge(base: unknown, over: unknown, depth: number): unknown {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** Secret-looking keys never leave the orchestrator in a context bundle. */
-export function redact(value: unknown, depth = 0): unknown {
-  if (depth > 32) return '[truncated]';
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
-  if (!value || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [k, SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1)]),
-  );
 }

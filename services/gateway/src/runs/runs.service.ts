@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { contentHash, normalizeEnvelope, runStreamId } from '@flex/contracts';
+import { contentHash, normalizeEnvelope, runStreamId, type ExtractedSecret } from '@flex/contracts';
 import { checkUntrustedSchema } from '@flex/facets';
 import { getRunDetail, listRuns, projectionsFor, type RunDetail, type RunSummary } from '@flex/read-models';
 import { policyKeys } from '@flex/run-model';
-import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { RUNTIME, secretKeyPattern, type SecretVault, type ServiceRuntime } from '@flex/runtime';
 import { typedEvent } from '@flex/event-store';
 import type { Principal } from '../auth/api-tokens';
 import { apiError } from '../http/api-error';
@@ -18,15 +18,21 @@ export interface StartRequest {
 
 @Injectable()
 export class RunsService {
-  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
+  private readonly secretKeyPattern: RegExp;
+
+  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {
+    this.secretKeyPattern = secretKeyPattern(runtime.config);
+  }
 
   /**
    * Validate and normalize the envelope, then append `start` and the first `plan_requested`.
    * A bad envelope is a 400 naming the path and changes nothing. The same Idempotency-Key from the
-   * same principal starts one run, however often it is sent.
+   * same principal starts one run, however often it is sent. Secrets are the normalizer's first
+   * pass (the choke point): their values go to the secret store before `start` is appended, and
+   * nothing after this line sees them.
    */
   async start(request: StartRequest): Promise<{ runId: string; streamId: string; duplicate: boolean }> {
-    const normalized = normalizeEnvelope(request.body);
+    const normalized = normalizeEnvelope(request.body, { secretKeyPattern: this.secretKeyPattern });
     if (!normalized.ok) {
       const first = normalized.errors[0];
       throw apiError(
@@ -43,7 +49,8 @@ export class RunsService {
         issues: schemaIssues.slice(0, 50),
       });
     }
-    const { ids, clock, store } = this.runtime;
+    const { ids, clock, store, secrets } = this.runtime;
+    assertCanKeep(secrets, normalized.secrets);
     const key = request.idempotencyKey
       ? contentHash({ principal: request.principal.id, key: request.idempotencyKey })
       : undefined;
@@ -57,6 +64,8 @@ export class RunsService {
       producer: 'gateway',
     };
     const timestamp = clock.now().toISOString();
+    // Before the append: a run's events never hold a reference whose value is not stored yet.
+    await secrets.keep(runId, normalized.secrets);
     try {
       const result = await store.append(
         streamId,
@@ -127,6 +136,17 @@ export class RunsService {
       throw apiError(404, 'run_not_found', `no run ${runId}`, { runId });
     return streamId;
   }
+}
+
+/** Distributed services without FLEX_SECRET_KEY cannot seal a secret: refused before anything is stored. */
+function assertCanKeep(vault: SecretVault, secrets: readonly ExtractedSecret[]): void {
+  if (secrets.length === 0 || vault.available) return;
+  throw apiError(
+    503,
+    'secrets_unavailable',
+    'this Flex cannot keep secrets (no FLEX_SECRET_KEY): send the envelope without secret values',
+    { paths: secrets.map((s) => s.path) },
+  );
 }
 
 /** `path: ` before a message; the root has no path, and a very deep one is shortened in the middle. */

@@ -1,0 +1,87 @@
+import type { AgentInvocation } from '@flex/agent-sdk';
+import { agentInvokeSubject } from '@flex/bus';
+import type { PlanNode } from '@flex/contracts';
+import { defaultFacetCompiler } from '@flex/facets';
+import { nodeOutputErrors } from '@flex/run-model';
+import type { ServiceRuntime } from '@flex/runtime';
+import { facetIssuesOf, usageOf } from './run/agent-reply';
+import type { InvokeOutcome } from './run/invoke.decide';
+
+type Reply = { output?: unknown; usage?: unknown };
+
+/**
+ * Ask the agent serving `invocation.capabilityId` (request/reply, queue group per capability) and
+ * check its answer against the node's contract: what comes back is an outcome, never a throw.
+ */
+export async function callAgent(
+  runtime: Pick<ServiceRuntime, 'messaging' | 'prefix' | 'config'>,
+  invocation: AgentInvocation,
+  node: PlanNode,
+): Promise<InvokeOutcome> {
+  const timeoutMs = runtime.config.FLEX_AGENT_TIMEOUT_MS;
+  const started = Date.now();
+  let reply: Reply;
+  try {
+    reply = await runtime.messaging.request<Reply>(
+      agentInvokeSubject(runtime.prefix, invocation.capabilityId),
+      invocation,
+      { timeoutMs },
+    );
+  } catch (error) {
+    return failedCall(error, Date.now() - started);
+  }
+  return checkedReply(reply, node, Date.now() - started);
+}
+
+function failedCall(error: unknown, durationMs: number): InvokeOutcome {
+  const e = error as { code?: string; message?: string; retryable?: boolean; details?: unknown };
+  const issues = facetIssuesOf(e.details);
+  return {
+    ok: false,
+    durationMs,
+    error: {
+      code: e.code ?? 'agent_error',
+      message: (e.message ?? String(error)).slice(0, 8000),
+      retryable: e.retryable !== false,
+    },
+    // The SDK checks its own contracts: a refused input or output comes back with the facet issues.
+    ...(issues && e.code === 'invalid_output' ? { outputErrors: issues } : {}),
+    ...(issues && e.code === 'invalid_input' ? { inputErrors: issues } : {}),
+  };
+}
+
+function checkedReply(reply: Reply | undefined, node: PlanNode, durationMs: number): InvokeOutcome {
+  const output = reply?.output;
+  if (!isRecord(output)) {
+    return {
+      ok: false,
+      durationMs,
+      error: {
+        code: 'invalid_output',
+        message: 'the agent replied without an output object',
+        retryable: true,
+      },
+      outputErrors: [{ path: '/', message: 'output must be an object' }],
+    };
+  }
+  // Facet contract ∧ the caller-contract bindings; the constraints the node enforces are the decider's.
+  const errors = nodeOutputErrors(node, output);
+  if (errors.length) {
+    return {
+      ok: false,
+      durationMs,
+      error: {
+        code: 'invalid_output',
+        message: `output breaks the node contract: ${errors[0].path} ${errors[0].message}`.slice(0, 8000),
+        retryable: true,
+      },
+      outputErrors: errors,
+    };
+  }
+  const provenance = defaultFacetCompiler().compile(node.outputFacets, 'output').provenance;
+  return { ok: true, output, durationMs, provenance, usage: usageOf(reply?.usage) };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
