@@ -6,6 +6,7 @@ import { createDistributedRuntime, loadConfig, type Clock, type ServiceRuntime }
 import { createTestDatabase, natsTestUrl, type TestDatabase } from '@flex/testing';
 import { RegistryModule } from '../../services/registry/src/registry.module';
 import { RegistryService } from '../../services/registry/src/registry.service';
+import type { RegistrationRate } from '../../services/registry/src/capability/registration-rate';
 
 /** A clock a test moves by hand: the registry reads only `runtime.clock`, so expiry follows it. */
 export class MovableClock implements Clock {
@@ -34,7 +35,7 @@ export const CLIENT_TOKEN = 'client-token';
 export async function startRegistryHarness(
   label: string,
   prefix: string,
-  options: { gateway?: boolean; sweepIntervalMs?: number } = {},
+  options: { gateway?: boolean; sweepIntervalMs?: number; registrationRate?: RegistrationRate } = {},
 ): Promise<RegistryHarness> {
   const database: TestDatabase = await createTestDatabase(label);
   const config = loadConfig({
@@ -50,7 +51,11 @@ export async function startRegistryHarness(
   const clock = new MovableClock();
   const runtime: ServiceRuntime = { ...base, clock };
   const context: INestApplicationContext = await NestFactory.createApplicationContext(
-    RegistryModule.forRuntime(runtime, { http: false, sweepIntervalMs: options.sweepIntervalMs ?? 50 }),
+    RegistryModule.forRuntime(runtime, {
+      http: false,
+      sweepIntervalMs: options.sweepIntervalMs ?? 50,
+      registrationRate: options.registrationRate,
+    }),
     { logger: ['error'] },
   );
   await context.init();

@@ -38,7 +38,7 @@ describe('the reference agents process over NATS', () => {
     const registered: string[] = [];
     const beats = new Set<string>();
     const deregistered: Array<{ capabilityId: string; reason: string }> = [];
-    await registryConn.serve(subjects.register, {}, async (req) => {
+    await registryConn.serve(subjects.registerAll, {}, async (req) => {
       const { registration, instanceId } = req.data as {
         registration: { capabilityId: string };
         instanceId: string;
@@ -47,11 +47,11 @@ describe('the reference agents process over NATS', () => {
       return { ok: true, capabilityId: registration.capabilityId, instanceId, status: 'active' };
     });
     await registryConn.subscribe(
-      subjects.heartbeat,
+      subjects.heartbeatAll,
       (req) => void beats.add((req.data as { capabilityId: string }).capabilityId),
     );
     await registryConn.serve(
-      subjects.deregister,
+      subjects.deregisterAll,
       {},
       async (req) => void deregistered.push(req.data as { capabilityId: string; reason: string }),
     );
