@@ -1,31 +1,50 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { connect } from 'nats';
+import { connect, type ConnectionOptions } from 'nats';
 
 export interface NatsTestServer {
   /** e.g. `nats://127.0.0.1:41234`. */
   url: string;
   /** Kills the server, then removes its store dir. Safe to call twice. */
   stop(): Promise<void>;
+  /** The last few KB the server logged, for failure messages. */
+  log(): string;
+}
+
+export interface NatsTestServerOptions {
+  /** A nats-server configuration (accounts, users, permissions, TLS); the port and store stay ours. */
+  config?: string;
+  /** The server process's environment beyond ours: what the configuration's `$NAME`s resolve to. */
+  env?: Record<string, string>;
+  /** How the readiness probe connects when the configuration demands credentials or TLS. */
+  probe?: Partial<ConnectionOptions>;
 }
 
 const EXTRA_DIRS = ['/usr/sbin', '/usr/local/bin', '/usr/bin'];
 const READY_TIMEOUT_MS = 20_000;
 
 /**
- * Starts a throwaway nats-server with JetStream on a free local port and a temp store dir.
- * Installs it with apt when it is missing and we are root; otherwise fails saying what is missing.
+ * Starts a throwaway nats-server with JetStream on a free local port and a temp store dir, with
+ * `options.config` when given (as shipped deployments run it). Installs it with apt when it is
+ * missing and we are root; otherwise fails saying what is missing.
  */
-export async function startNats(): Promise<NatsTestServer> {
+export async function startNats(options: NatsTestServerOptions = {}): Promise<NatsTestServer> {
   const binary = findNatsServer() ?? installNatsServer();
   const storeDir = await mkdtemp(join(tmpdir(), 'flex-nats-'));
   const port = await freePort();
-  const child = spawn(binary, ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], {
+  const args = ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)];
+  if (options.config !== undefined) {
+    const file = join(storeDir, 'nats-server.conf');
+    await writeFile(file, options.config, { mode: 0o600 });
+    args.push('-c', file);
+  }
+  const child = spawn(binary, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...options.env },
   });
   const log = captureTail(child);
   const url = `nats://127.0.0.1:${port}`;
@@ -33,12 +52,12 @@ export async function startNats(): Promise<NatsTestServer> {
   const stop = (): Promise<void> =>
     (stopped ??= kill(child).then(() => rm(storeDir, { recursive: true, force: true })));
   try {
-    await waitUntilReady(url, child, log);
+    await waitUntilReady(url, child, log, options.probe ?? {});
   } catch (err) {
     await stop();
     throw err;
   }
-  return { url, stop };
+  return { url, stop, log };
 }
 
 function findNatsServer(): string | undefined {
@@ -96,13 +115,18 @@ function captureTail(child: ChildProcess): () => string {
   return () => tail;
 }
 
-async function waitUntilReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+async function waitUntilReady(
+  url: string,
+  child: ChildProcess,
+  log: () => string,
+  probe: Partial<ConnectionOptions>,
+): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}:\n${log()}`);
     try {
-      const nc = await connect({ servers: url, timeout: 1000, reconnect: false });
+      const nc = await connect({ ...probe, servers: url, timeout: 1000, reconnect: false });
       try {
         await (await nc.jetstreamManager({ timeout: 1000 })).getAccountInfo();
         return;
