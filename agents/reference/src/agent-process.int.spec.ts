@@ -198,6 +198,7 @@ describe('loadAgentConfig', () => {
   it('defaults the prefix to flex and the agents to all three', () => {
     expect(loadAgentConfig({ FLEX_NATS_URL: 'nats://x:4222' })).toEqual({
       natsUrl: 'nats://x:4222',
+      natsAuth: {},
       prefix: 'flex',
       agents: [
         'StrategyManagerAgent.briefing',
@@ -207,6 +208,23 @@ describe('loadAgentConfig', () => {
       heartbeatIntervalMs: undefined,
       port: undefined,
     });
+  });
+
+  it('reads the NATS identity, its credentials and the TLS CA', () => {
+    const config = loadAgentConfig({
+      FLEX_NATS_URL: 'nats://x:4222',
+      FLEX_NATS_USER: 'agents',
+      FLEX_NATS_PASSWORD: 's3cret-s3cret',
+      FLEX_NATS_TLS_CA: '/etc/flex/nats-ca/ca.crt',
+    });
+    expect(config.natsAuth).toEqual({
+      user: 'agents',
+      password: 's3cret-s3cret',
+      tls: { caFile: '/etc/flex/nats-ca/ca.crt' },
+    });
+    expect(() => loadAgentConfig({ FLEX_NATS_URL: 'nats://x', FLEX_NATS_USER: 'has space' })).toThrow(
+      /FLEX_NATS_USER/,
+    );
   });
 
   it('fails fast on a missing URL, a bad prefix or an unknown agent', () => {

@@ -13,6 +13,8 @@ export interface NatsTestServer {
   stop(): Promise<void>;
   /** The last few KB the server logged, for failure messages. */
   log(): string;
+  /** Every error line the server logged (permission and authorization violations among them). */
+  errors(): string[];
 }
 
 export interface NatsTestServerOptions {
@@ -46,7 +48,7 @@ export async function startNats(options: NatsTestServerOptions = {}): Promise<Na
     stdio: ['ignore', 'ignore', 'pipe'],
     env: { ...process.env, ...options.env },
   });
-  const log = captureTail(child);
+  const { log, errors } = captureLog(child);
   const url = `nats://127.0.0.1:${port}`;
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
@@ -57,7 +59,7 @@ export async function startNats(options: NatsTestServerOptions = {}): Promise<Na
     await stop();
     throw err;
   }
-  return { url, stop, log };
+  return { url, stop, log, errors };
 }
 
 function findNatsServer(): string | undefined {
@@ -106,13 +108,19 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Keeps the last few KB of stderr so a failed start can say why. */
-function captureTail(child: ChildProcess): () => string {
+/** Keeps the last few KB of stderr so a failed start can say why, and every error line (up to 10,000). */
+function captureLog(child: ChildProcess): { log: () => string; errors: () => string[] } {
   let tail = '';
+  let partial = '';
+  const errors: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4000);
+    const text = chunk.toString();
+    tail = (tail + text).slice(-4000);
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line.includes('[ERR]') && errors.length < 10_000) errors.push(line);
   });
-  return () => tail;
+  return { log: () => tail, errors: () => [...errors] };
 }
 
 async function waitUntilReady(
