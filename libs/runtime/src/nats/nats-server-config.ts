@@ -10,7 +10,7 @@ const HEADER = [
   '# table and regenerate; test/deploy-nats.unit.spec.ts fails when the two differ.',
   '#',
   '# Everything an identity is not allowed is denied. Secrets are environment variables of the',
-  '# nats-server process ($NAME), never text in this file. nats-server reads a variable\'s value as',
+  "# nats-server process ($NAME), never text in this file. nats-server reads a variable's value as",
   '# configuration text: give it the secret in double quotes ("s3cret"), or a value such as `true`',
   '# or one with a `#` is not the string it looks like.',
 ];
