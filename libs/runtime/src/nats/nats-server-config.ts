@@ -63,8 +63,8 @@ function renderUser(identity: NatsIdentity, permissions: NatsPermissions): strin
     '{',
     ...credential.map((line) => `  ${line}`),
     '  permissions: {',
-    `    publish: { allow: ${list(permissions.publish)} }`,
-    `    subscribe: { allow: ${list(permissions.subscribe)} }`,
+    ...allowList('publish', permissions.publish),
+    ...allowList('subscribe', permissions.subscribe),
     ...(permissions.allowResponses ? ['    allow_responses: true'] : []),
     '  }',
     '}',
@@ -104,6 +104,13 @@ function quote(text: string): string {
   return JSON.stringify(text);
 }
 
-function list(items: readonly string[]): string {
-  return `[${items.map(quote).join(', ')}]`;
+/** One subject per line: a change to the table reads as a one-line change of the config. */
+function allowList(what: 'publish' | 'subscribe', subjects: readonly string[]): string[] {
+  return [
+    `    ${what}: {`,
+    '      allow: [',
+    ...subjects.map((subject, i) => `        ${quote(subject)}${i < subjects.length - 1 ? ',' : ''}`),
+    '      ]',
+    '    }',
+  ];
 }

@@ -6,7 +6,12 @@ const table = {
   tls: { certFile: '/etc/nats/tls/tls.crt', keyFile: '/etc/nats/tls/tls.key' },
   identities: [
     { kind: 'service', name: 'gateway', service: 'gateway', password: { env: 'FLEX_NATS_PASSWORD_GATEWAY' } },
-    { kind: 'agent', name: 'agents', capabilities: ['writer.en'], nkey: { value: 'UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4' } },
+    {
+      kind: 'agent',
+      name: 'agents',
+      capabilities: ['writer.en'],
+      nkey: { value: 'UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4' },
+    },
     { kind: 'admin', name: 'ops', password: { value: 'a-literal-one' } },
   ],
 };
@@ -64,7 +69,9 @@ describe('renderNatsServerConfig', () => {
   });
 
   it('lists each identity’s permissions, with allow_responses only for those that answer requests', () => {
-    expect(config).toContain('subscribe: { allow: ["_INBOX.agents.>", "flex.agent.writer~2Een.invoke"] }');
+    expect(config).toContain(
+      'subscribe: {\n            allow: [\n              "_INBOX.agents.>",\n              "flex.agent.writer~2Een.invoke"\n            ]',
+    );
     expect(config.match(/allow_responses: true/g)).toHaveLength(1);
   });
 
