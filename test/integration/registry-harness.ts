@@ -6,6 +6,7 @@ import { createDistributedRuntime, loadConfig, type Clock, type ServiceRuntime }
 import { createTestDatabase, natsTestUrl, type TestDatabase } from '@flex/testing';
 import { RegistryModule } from '../../services/registry/src/registry.module';
 import { RegistryService } from '../../services/registry/src/registry.service';
+import type { RegistrationRate } from '../../services/registry/src/capability/registration-rate';
 
 /** A clock a test moves by hand: the registry reads only `runtime.clock`, so expiry follows it. */
 export class MovableClock implements Clock {
@@ -34,7 +35,15 @@ export const CLIENT_TOKEN = 'client-token';
 export async function startRegistryHarness(
   label: string,
   prefix: string,
-  options: { gateway?: boolean; sweepIntervalMs?: number } = {},
+  options: {
+    gateway?: boolean;
+    sweepIntervalMs?: number;
+    registrationRate?: RegistrationRate;
+    /** `token:role` pairs the gateway accepts (default: the agent and client tokens). */
+    tokens?: string;
+    /** Configuration beyond the test servers' (e.g. another NATS and its credentials). */
+    env?: Record<string, string>;
+  } = {},
 ): Promise<RegistryHarness> {
   const database: TestDatabase = await createTestDatabase(label);
   const config = loadConfig({
@@ -42,6 +51,7 @@ export async function startRegistryHarness(
     FLEX_NATS_URL: natsTestUrl(),
     FLEX_NATS_PREFIX: prefix,
     FLEX_LOG_LEVEL: 'silent',
+    ...options.env,
   });
   const base = await createDistributedRuntime(config, {
     service: 'registry',
@@ -50,14 +60,19 @@ export async function startRegistryHarness(
   const clock = new MovableClock();
   const runtime: ServiceRuntime = { ...base, clock };
   const context: INestApplicationContext = await NestFactory.createApplicationContext(
-    RegistryModule.forRuntime(runtime, { http: false, sweepIntervalMs: options.sweepIntervalMs ?? 50 }),
+    RegistryModule.forRuntime(runtime, {
+      http: false,
+      sweepIntervalMs: options.sweepIntervalMs ?? 50,
+      registrationRate: options.registrationRate,
+    }),
     { logger: ['error'] },
   );
   await context.init();
   let gateway: INestApplication | undefined;
   let gatewayUrl: string | undefined;
   if (options.gateway) {
-    gateway = await createGatewayApp(runtime, parseApiTokens(`${AGENT_TOKEN}:agent,${CLIENT_TOKEN}:client`));
+    const tokens = options.tokens ?? `${AGENT_TOKEN}:agent,${CLIENT_TOKEN}:client`;
+    gateway = await createGatewayApp(runtime, parseApiTokens(tokens));
     await gateway.listen(0, '127.0.0.1');
     gatewayUrl = `http://127.0.0.1:${(gateway.getHttpServer().address() as { port: number }).port}`;
   }

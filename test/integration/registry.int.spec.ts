@@ -1,5 +1,12 @@
 import { defineAgent, silentLogger, startAgent, type AgentHandle, type AgentResult } from '@flex/agent-sdk';
-import { agentInvokeSubject, NatsMessaging, registrySubjects, type Messaging } from '@flex/bus';
+import {
+  agentInvokeSubject,
+  NatsMessaging,
+  registryAgentSubject,
+  registrySubjects,
+  type Messaging,
+} from '@flex/bus';
+import { principalId } from '@flex/gateway';
 import { capabilityStreamId } from '@flex/contracts';
 import { activeRegistrations, fetchCapabilitySnapshot } from '@flex/runtime';
 import { FlexClient, natsTestUrl, testPrefix, waitFor } from '@flex/testing';
@@ -9,6 +16,10 @@ import { sql } from 'kysely';
 import { AGENT_TOKEN, CLIENT_TOKEN, startRegistryHarness, type RegistryHarness } from './registry-harness';
 
 const prefix = testPrefix('registry_int');
+/** The agent token's principal: registering over NATS as it is registering over HTTP with the token. */
+const AGENT = principalId(AGENT_TOKEN);
+const capabilityOf = (body: unknown) =>
+  ((body as { registration?: { capabilityId?: string } }).registration?.capabilityId ?? '-') || '-';
 const quiet = { warn: () => undefined, error: () => undefined };
 
 const registration = (capabilityId: string, extra: Record<string, unknown> = {}) => ({
@@ -32,11 +43,13 @@ describe('the registry on real Postgres and NATS', () => {
   const view = async (capabilityId: string) =>
     (await snapshot()).capabilities.find((c) => c.registration.capabilityId === capabilityId);
   const register = (body: unknown) =>
-    nats.request<{ ok: true; registeredAt: string }>(registrySubjects(prefix).register, body, {
-      timeoutMs: 5_000,
-    });
+    nats.request<{ ok: true; registeredAt: string }>(
+      registryAgentSubject(prefix, 'register', AGENT, capabilityOf(body)),
+      body,
+      { timeoutMs: 5_000 },
+    );
   const beat = (capabilityId: string, instanceId: string) =>
-    nats.publish(registrySubjects(prefix).heartbeat, {
+    nats.publish(registryAgentSubject(prefix, 'heartbeat', AGENT, capabilityId), {
       capabilityId,
       instanceId,
       at: new Date().toISOString(),
@@ -220,7 +233,11 @@ describe('the registry on real Postgres and NATS', () => {
       h.clock.advance(31_000);
       await Promise.all([
         h.registry.expireStale(),
-        h.registry.heartbeat({ capabilityId: 'race.knobs', instanceId: id }),
+        h.registry.heartbeat({
+          subject: registryAgentSubject(prefix, 'heartbeat', AGENT, 'race.knobs'),
+          data: { capabilityId: 'race.knobs', instanceId: id },
+          headers: {},
+        }),
         h.registry.expireStale(),
       ]);
       await waitFor(
@@ -229,7 +246,7 @@ describe('the registry on real Postgres and NATS', () => {
         5_000,
       );
       await nats.request(
-        registrySubjects(prefix).deregister,
+        registryAgentSubject(prefix, 'deregister', AGENT, 'race.knobs'),
         { capabilityId: 'race.knobs', instanceId: id },
         { timeoutMs: 5_000 },
       );
@@ -301,7 +318,7 @@ describe('the registry on real Postgres and NATS', () => {
     await register({ registration: registration('bye.knobs'), instanceId: 'b1' });
     await register({ registration: registration('bye.knobs'), instanceId: 'b2' });
     await nats.request(
-      registrySubjects(prefix).deregister,
+      registryAgentSubject(prefix, 'deregister', AGENT, 'bye.knobs'),
       { capabilityId: 'bye.knobs', instanceId: 'b1', reason: 'signal:SIGTERM' },
       { timeoutMs: 5_000 },
     );
@@ -328,7 +345,7 @@ describe('the registry on real Postgres and NATS', () => {
     await h.registry.expireStale();
     expect(await view('bye.knobs')).toMatchObject({ status: 'active', activeInstances: 1 });
     await nats.request(
-      registrySubjects(prefix).deregister,
+      registryAgentSubject(prefix, 'deregister', AGENT, 'bye.knobs'),
       { capabilityId: 'bye.knobs', instanceId: 'b2' },
       { timeoutMs: 5_000 },
     );

@@ -38,7 +38,7 @@ describe('the reference agents process over NATS', () => {
     const registered: string[] = [];
     const beats = new Set<string>();
     const deregistered: Array<{ capabilityId: string; reason: string }> = [];
-    await registryConn.serve(subjects.register, {}, async (req) => {
+    await registryConn.serve(subjects.registerAll, {}, async (req) => {
       const { registration, instanceId } = req.data as {
         registration: { capabilityId: string };
         instanceId: string;
@@ -47,11 +47,11 @@ describe('the reference agents process over NATS', () => {
       return { ok: true, capabilityId: registration.capabilityId, instanceId, status: 'active' };
     });
     await registryConn.subscribe(
-      subjects.heartbeat,
+      subjects.heartbeatAll,
       (req) => void beats.add((req.data as { capabilityId: string }).capabilityId),
     );
     await registryConn.serve(
-      subjects.deregister,
+      subjects.deregisterAll,
       {},
       async (req) => void deregistered.push(req.data as { capabilityId: string; reason: string }),
     );
@@ -198,6 +198,7 @@ describe('loadAgentConfig', () => {
   it('defaults the prefix to flex and the agents to all three', () => {
     expect(loadAgentConfig({ FLEX_NATS_URL: 'nats://x:4222' })).toEqual({
       natsUrl: 'nats://x:4222',
+      natsAuth: {},
       prefix: 'flex',
       agents: [
         'StrategyManagerAgent.briefing',
@@ -207,6 +208,23 @@ describe('loadAgentConfig', () => {
       heartbeatIntervalMs: undefined,
       port: undefined,
     });
+  });
+
+  it('reads the NATS identity, its credentials and the TLS CA', () => {
+    const config = loadAgentConfig({
+      FLEX_NATS_URL: 'nats://x:4222',
+      FLEX_NATS_USER: 'agents',
+      FLEX_NATS_PASSWORD: 's3cret-s3cret',
+      FLEX_NATS_TLS_CA: '/etc/flex/nats-ca/ca.crt',
+    });
+    expect(config.natsAuth).toEqual({
+      user: 'agents',
+      password: 's3cret-s3cret',
+      tls: { caFile: '/etc/flex/nats-ca/ca.crt' },
+    });
+    expect(() => loadAgentConfig({ FLEX_NATS_URL: 'nats://x', FLEX_NATS_USER: 'has space' })).toThrow(
+      /FLEX_NATS_USER/,
+    );
   });
 
   it('fails fast on a missing URL, a bad prefix or an unknown agent', () => {

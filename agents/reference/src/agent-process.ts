@@ -1,4 +1,4 @@
-import { NatsMessaging } from '@flex/bus';
+import { natsConnectionOptions, NatsMessaging, type NatsAuthOptions } from '@flex/bus';
 import type { AgentLogger } from '@flex/agent-sdk';
 import type { AgentProcessConfig } from './config';
 import { InvocationCounter, startHealthServer } from './health-server';
@@ -21,7 +21,9 @@ export async function startAgentProcess(
 ): Promise<AgentProcess> {
   const counter = new InvocationCounter();
   const health = config.port === undefined ? undefined : await startHealthServer(config.port, counter);
-  const messaging = await connectWithRetry(config.natsUrl, logger);
+  // Bad credentials fail here, before anything connects.
+  natsConnectionOptions(config.natsUrl, 'flex-agents', config.natsAuth);
+  const messaging = await connectWithRetry(config.natsUrl, config.natsAuth, logger);
   logger.info('nats_connected', {
     url: config.natsUrl,
     prefix: config.prefix,
@@ -30,6 +32,7 @@ export async function startAgentProcess(
   const agents = await startReferenceAgents({
     messaging,
     prefix: config.prefix,
+    identity: config.natsAuth.user,
     only: config.agents,
     heartbeatIntervalMs: config.heartbeatIntervalMs,
     llm: config.llm,
@@ -49,11 +52,17 @@ export async function startAgentProcess(
   };
 }
 
-async function connectWithRetry(url: string, logger: AgentLogger): Promise<NatsMessaging> {
+async function connectWithRetry(
+  url: string,
+  auth: NatsAuthOptions,
+  logger: AgentLogger,
+): Promise<NatsMessaging> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await NatsMessaging.connect(url);
+      return await NatsMessaging.connect(url, { auth, name: 'flex-agents' });
     } catch (error) {
+      // Wrong credentials stay wrong: say so and stop, instead of knocking forever.
+      if ((error as { code?: unknown }).code === 'AUTHORIZATION_VIOLATION') throw error;
       const delayMs = Math.min(10_000, 250 * 2 ** Math.min(attempt - 1, 10)) * (0.5 + Math.random() / 2);
       logger.warn('nats_unavailable', {
         url,

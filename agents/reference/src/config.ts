@@ -1,3 +1,4 @@
+import type { NatsAuthOptions } from '@flex/bus';
 import { z } from 'zod';
 import { llmConfigFrom, LlmConfigError, type LlmConfig } from './llm/llm.config';
 import { referenceAgents } from './start-reference-agents';
@@ -23,12 +24,29 @@ const ConfigSchema = z.object({
     )
     .pipe(z.array(z.enum(KNOWN as [string, ...string[]])).min(1)),
   FLEX_AGENT_HEARTBEAT_MS: z.coerce.number().int().positive().optional(),
+  /**
+   * The NATS identity the agents connect and register as (the owner of their capabilities), and
+   * its credentials: a password or an NKey seed; TLS: the CA of the server's certificate, and a
+   * client certificate and key for mutual TLS. The same names the services read.
+   */
+  FLEX_NATS_USER: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional(),
+  FLEX_NATS_PASSWORD: z.string().optional(),
+  FLEX_NATS_NKEY_SEED: z.string().optional(),
+  FLEX_NATS_CREDS: z.string().optional(),
+  FLEX_NATS_TLS_CA: z.string().optional(),
+  FLEX_NATS_TLS_CERT: z.string().optional(),
+  FLEX_NATS_TLS_KEY: z.string().optional(),
   /** HTTP port of /healthz and /metrics; no HTTP server when unset. */
   PORT: z.coerce.number().int().min(0).max(65_535).optional(),
 });
 
 export interface AgentProcessConfig {
   natsUrl: string;
+  /** How to authenticate to NATS; `user` is also the identity the agents register as. */
+  natsAuth: NatsAuthOptions;
   prefix: string;
   agents: readonly string[];
   heartbeatIntervalMs?: number;
@@ -61,10 +79,26 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentProcessConfig {
   }
   return Object.freeze({
     natsUrl: c.FLEX_NATS_URL,
+    natsAuth: natsAuthOf(c),
     prefix: c.FLEX_NATS_PREFIX,
     agents: Object.freeze(c.FLEX_AGENTS),
     heartbeatIntervalMs: c.FLEX_AGENT_HEARTBEAT_MS,
     port: c.PORT,
     llm,
   });
+}
+
+function natsAuthOf(c: z.output<typeof ConfigSchema>): NatsAuthOptions {
+  const tls =
+    c.FLEX_NATS_TLS_CA !== undefined || c.FLEX_NATS_TLS_CERT !== undefined
+      ? { caFile: c.FLEX_NATS_TLS_CA, certFile: c.FLEX_NATS_TLS_CERT, keyFile: c.FLEX_NATS_TLS_KEY }
+      : undefined;
+  const auth: NatsAuthOptions = {
+    user: c.FLEX_NATS_USER,
+    password: c.FLEX_NATS_PASSWORD,
+    nkeySeed: c.FLEX_NATS_NKEY_SEED,
+    credsFile: c.FLEX_NATS_CREDS,
+    tls: tls && Object.fromEntries(Object.entries(tls).filter(([, v]) => v !== undefined)),
+  };
+  return Object.fromEntries(Object.entries(auth).filter(([, v]) => v !== undefined));
 }

@@ -10,7 +10,7 @@ async function tinyRegistry(messaging: Messaging) {
   const registered: string[] = [];
   const deregistered: string[] = [];
   const subjects = registrySubjects(prefix);
-  await messaging.serve(subjects.register, {}, async (req) => {
+  await messaging.serve(subjects.registerAll, {}, async (req) => {
     const { registration, instanceId } = req.data as {
       registration: { capabilityId: string };
       instanceId: string;
@@ -19,7 +19,7 @@ async function tinyRegistry(messaging: Messaging) {
     return { ok: true, capabilityId: registration.capabilityId, instanceId, status: 'active' };
   });
   await messaging.serve(
-    subjects.deregister,
+    subjects.deregisterAll,
     {},
     async (req) => void deregistered.push((req.data as { capabilityId: string }).capabilityId),
   );

@@ -20,12 +20,12 @@ describe('handleSignals', () => {
     const messaging = new InProcessMessaging({ logger: { warn: () => undefined, error: () => undefined } });
     const subjects = registrySubjects('sig');
     const deregistered: unknown[] = [];
-    await messaging.serve(subjects.register, {}, async (req) => ({
+    await messaging.serve(subjects.registerAll, {}, async (req) => ({
       ok: true,
       ...(req.data as object),
       status: 'active',
     }));
-    await messaging.serve(subjects.deregister, {}, async (req) => void deregistered.push(req.data));
+    await messaging.serve(subjects.deregisterAll, {}, async (req) => void deregistered.push(req.data));
     const exits: number[] = [];
     const exit = jest
       .spyOn(process, 'exit')

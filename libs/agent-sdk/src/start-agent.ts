@@ -1,4 +1,4 @@
-import { agentInvokeSubject, registrySubjects, type RegistrySubjects } from '@flex/bus';
+import { agentInvokeSubject, registryAgentSubject, type RegistryAgentVerb } from '@flex/bus';
 import type { AgentDefinition, RegistrationAck } from './agent.types';
 import { describe } from './errors';
 import { FacetGuard } from './facet-guard';
@@ -42,7 +42,6 @@ class AgentInstance implements AgentHandle {
   readonly instanceId: string;
   /** Set by register(), which startAgent calls before handing the instance out. */
   ready!: Promise<RegistrationAck>;
-  private readonly subjects: RegistrySubjects;
   private readonly invoker: Invoker;
   private readonly stopping = new AbortController();
   private unserve: () => Promise<void> = async () => undefined;
@@ -55,7 +54,6 @@ class AgentInstance implements AgentHandle {
   ) {
     this.capabilityId = agent.registration.capabilityId;
     this.instanceId = o.instanceId;
-    this.subjects = registrySubjects(o.prefix);
     this.invoker = new Invoker({
       agent,
       guard: new FacetGuard(agent.registration),
@@ -77,7 +75,7 @@ class AgentInstance implements AgentHandle {
     const { messaging, requestTimeoutMs, registerRetry, logger } = this.o;
     this.ready = registerWithRetry({
       messaging,
-      subject: this.subjects.register,
+      subject: this.subject('register'),
       registration: this.agent.registration,
       instanceId: this.instanceId,
       timeoutMs: requestTimeoutMs,
@@ -88,6 +86,11 @@ class AgentInstance implements AgentHandle {
     this.ready.catch((error: unknown) => this.refused(error));
   }
 
+  /** The registry subject of `verb` for this agent's identity and capability. */
+  private subject(verb: RegistryAgentVerb): string {
+    return registryAgentSubject(this.o.prefix, verb, this.o.identity, this.capabilityId);
+  }
+
   readonly stop = (reason = 'shutdown'): Promise<void> => (this.stopped ??= this.shutdown(reason));
 
   private registered(ack: RegistrationAck): RegistrationAck {
@@ -96,7 +99,7 @@ class AgentInstance implements AgentHandle {
       const { messaging, heartbeatIntervalMs: intervalMs, logger } = this.o;
       this.stopHeartbeats = startHeartbeats({
         messaging,
-        subject: this.subjects.heartbeat,
+        subject: this.subject('heartbeat'),
         capabilityId: this.capabilityId,
         instanceId: this.instanceId,
         intervalMs,
@@ -131,7 +134,7 @@ class AgentInstance implements AgentHandle {
   private async deregister(reason: string): Promise<void> {
     try {
       await this.o.messaging.request(
-        this.subjects.deregister,
+        this.subject('deregister'),
         { capabilityId: this.capabilityId, instanceId: this.instanceId, reason },
         { timeoutMs: this.o.requestTimeoutMs },
       );

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { registrySubjects, type Messaging } from '@flex/bus';
+import { assertIdentityName, assertSubjectPrefix, type Messaging } from '@flex/bus';
 import type { AgentDefinition } from './agent.types';
 import { silentLogger, type AgentLogger } from './logger';
 import type { RetryPolicy } from './registration';
@@ -9,6 +9,12 @@ export interface StartAgentOptions {
   messaging: Messaging;
   /** Subject prefix shared with the registry and executor. Default `flex`. */
   prefix?: string;
+  /**
+   * Who registers: the identity that owns the capability (the first to register it). With NATS
+   * authentication on, the NATS user this agent connects as; its permissions pin the name.
+   * Default `anonymous` (for setups without NATS authentication).
+   */
+  identity?: string;
   /** Defaults to `<hostname>-<pid>-<random>`. */
   instanceId?: string;
   /** Overrides the registration's `heartbeat.intervalSeconds` (default 30 s); tests use milliseconds. */
@@ -30,6 +36,8 @@ export interface ParsedOptions extends Required<Omit<StartAgentOptions, 'registe
 }
 
 const DEFAULT_HEARTBEAT_SECONDS = 30;
+/** The identity of agents on a NATS without authentication. */
+export const DEFAULT_IDENTITY = 'anonymous';
 
 /** Options parsed once, with defaults, failing fast on values that can never work. */
 export function parseOptions(agent: AgentDefinition, options: StartAgentOptions): ParsedOptions {
@@ -39,6 +47,7 @@ export function parseOptions(agent: AgentDefinition, options: StartAgentOptions)
   const parsed: ParsedOptions = {
     messaging: options.messaging,
     prefix: options.prefix ?? 'flex',
+    identity: options.identity ?? DEFAULT_IDENTITY,
     instanceId,
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? heartbeatSeconds * 1000,
     handleSignals: options.handleSignals ?? false,
@@ -58,7 +67,8 @@ export function parseOptions(agent: AgentDefinition, options: StartAgentOptions)
     throw new TypeError('startAgent: registerRetry needs 0 < initialDelayMs <= maxDelayMs');
   if (!(Number.isInteger(parsed.idempotencyCacheSize) && parsed.idempotencyCacheSize >= 0))
     throw new TypeError('startAgent: idempotencyCacheSize must be a non-negative integer');
-  registrySubjects(parsed.prefix); // throws on a prefix that is not subject tokens
+  assertSubjectPrefix(parsed.prefix);
+  assertIdentityName(parsed.identity);
   return parsed;
 }
 

@@ -104,6 +104,17 @@ export class RequestTimeoutError extends MessagingError {
   }
 }
 
+/**
+ * The NATS server refused this identity the subject (its permissions do not allow publishing or
+ * subscribing there). Retrying cannot help: the server's permission table has to change.
+ */
+export class PermissionDeniedError extends MessagingError {
+  override name = 'PermissionDeniedError';
+  constructor(subject: string, operation: 'publish' | 'subscribe', options: ErrorOptions = {}) {
+    super('PERMISSION_DENIED', `NATS refused to ${operation} on ${subject}`, false, subject, options);
+  }
+}
+
 /** The responder's handler failed; `code`, `retryable` and `details` are the ones it replied with. */
 export class RemoteError extends MessagingError {
   override name = 'RemoteError';

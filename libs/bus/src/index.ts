@@ -13,14 +13,25 @@ export type {
 } from './types';
 export {
   agentInvokeSubject,
+  assertSubjectPrefix,
   decodeSubjectToken,
   encodeSubjectToken,
+  eventStreamName,
   eventSubject,
   eventsWildcard,
+  registryAgentSubject,
+  registryAgentTokens,
   registrySubjects,
   streamEventsWildcard,
+  type RegistryAgentVerb,
   type RegistrySubjects,
 } from './subjects';
+export {
+  assertIdentityName,
+  identityInboxPrefix,
+  natsConnectionOptions,
+  type NatsAuthOptions,
+} from './nats-connection';
 export {
   BusClosedError,
   InvalidBusOptionsError,
@@ -29,6 +40,7 @@ export {
   MalformedMessageError,
   MessagingError,
   NoRespondersError,
+  PermissionDeniedError,
   PublishFailedError,
   RemoteError,
   RequestTimeoutError,

@@ -16,8 +16,15 @@ import { parseConsumeOptions, type ParsedConsumeOptions } from './consume-option
 import { BusClosedError, describe, InvalidBusOptionsError, PublishFailedError } from './errors';
 import { decodeEvent, encodeEvent } from './event-codec';
 import { consoleBusLogger, type BusLogger } from './logger';
+import { natsConnectionOptions, type NatsAuthOptions } from './nats-connection';
 import { NatsPullConsumer } from './nats-pull-consumer';
-import { assertSubjectPrefix, eventSubject, eventsWildcard, streamEventsWildcard } from './subjects';
+import {
+  assertSubjectPrefix,
+  eventStreamName,
+  eventSubject,
+  eventsWildcard,
+  streamEventsWildcard,
+} from './subjects';
 import type { ConsumeOptions, Consumer, DeliveryHandler, EventBus } from './types';
 
 export interface NatsEventBusOptions {
@@ -25,6 +32,8 @@ export interface NatsEventBusOptions {
   url?: string;
   /** ...or use this connection (the caller keeps owning it). */
   nc?: NatsConnection;
+  /** How to authenticate when connecting to `url`. */
+  auth?: NatsAuthOptions;
   /** Subject prefix, e.g. `flex`: events go to `<prefix>.events.<stream>.<type>`. */
   prefix: string;
   /** Defaults to the prefix in upper case with `_EVENTS` (e.g. `FLEX_EVENTS`). */
@@ -60,14 +69,14 @@ export class NatsEventBus implements EventBus {
 
   static async connect(options: NatsEventBusOptions): Promise<NatsEventBus> {
     const prefix = assertSubjectPrefix(options.prefix);
-    const streamName = options.streamName ?? `${prefix.replace(/[^A-Za-z0-9_-]/g, '_').toUpperCase()}_EVENTS`;
+    const streamName = options.streamName ?? eventStreamName(prefix);
     if (!/^[A-Za-z0-9_-]+$/.test(streamName))
       throw new InvalidBusOptionsError(`stream name "${streamName}" must be made of [A-Za-z0-9_-]`);
     const duplicateWindowMs = options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
     if (!(duplicateWindowMs > 0)) throw new InvalidBusOptionsError('duplicateWindowMs must be positive');
     if (!options.nc === !options.url) throw new InvalidBusOptionsError('give exactly one of url and nc');
     const nc =
-      options.nc ?? (await connect({ servers: options.url, name: 'flex-bus', maxReconnectAttempts: -1 }));
+      options.nc ?? (await connect(natsConnectionOptions(options.url ?? '', 'flex-bus', options.auth)));
     try {
       const jsm = await nc.jetstreamManager();
       await ensureStream(jsm, {

@@ -12,12 +12,14 @@ import {
   describe,
   MessagingError,
   NoRespondersError,
+  PermissionDeniedError,
   RemoteError,
   RequestTimeoutError,
   type WireError,
 } from './errors';
 import { consoleBusLogger, type BusLogger } from './logger';
 import { answer, ERROR_HEADER, fromJsonBytes, toJsonBytes, type Reply } from './messaging-codec';
+import { natsConnectionOptions, type NatsAuthOptions } from './nats-connection';
 import type { IncomingRequest, Messaging, RequestOptions } from './types';
 
 export interface NatsMessagingOptions {
@@ -40,13 +42,14 @@ export class NatsMessaging implements Messaging {
     this.logger = options.logger ?? consoleBusLogger;
   }
 
-  /** A messaging that owns its own connection. */
+  /** A messaging that owns its own connection, authenticated as `options.auth` says. */
   static async connect(
     url: string,
-    options: Omit<NatsMessagingOptions, 'ownsConnection'> = {},
+    options: Omit<NatsMessagingOptions, 'ownsConnection'> & { auth?: NatsAuthOptions; name?: string } = {},
   ): Promise<NatsMessaging> {
-    const nc = await connect({ servers: url, name: 'flex-messaging', maxReconnectAttempts: -1 });
-    return new NatsMessaging(nc, { ...options, ownsConnection: true });
+    const { auth, name, ...rest } = options;
+    const nc = await connect(natsConnectionOptions(url, name ?? 'flex-messaging', auth));
+    return new NatsMessaging(nc, { ...rest, ownsConnection: true });
   }
 
   async request<T = unknown>(subject: string, data: unknown, options: RequestOptions): Promise<T> {
@@ -59,6 +62,8 @@ export class NatsMessaging implements Messaging {
       });
     } catch (cause) {
       const code = (cause as { code?: string }).code;
+      if (code === ErrorCode.PermissionsViolation)
+        throw new PermissionDeniedError(subject, 'publish', { cause });
       if (code === ErrorCode.NoResponders) throw new NoRespondersError(subject, { cause });
       if (code === ErrorCode.Timeout) throw new RequestTimeoutError(subject, options.timeoutMs, { cause });
       throw new MessagingError(
@@ -118,9 +123,11 @@ export class NatsMessaging implements Messaging {
   ): Promise<() => Promise<void>> {
     this.assertOpen();
     const mine = new Set<Promise<void>>();
+    let refused: unknown;
     const sub = this.nc.subscribe(subject, {
       queue,
       callback: (error, msg) => {
+        if (error?.code === ErrorCode.PermissionsViolation) refused = error;
         if (error) return this.logger.warn('subscription failed', { subject, error: describe(error) });
         const done: Promise<void> = onMsg(msg)
           .catch((err: unknown) =>
@@ -135,7 +142,12 @@ export class NatsMessaging implements Messaging {
       },
     });
     this.subs.add(sub);
-    await this.nc.flush(); // the server knows the interest before we return
+    // The server knows the interest before we return, and has said by now if it refuses it.
+    await this.nc.flush();
+    if (refused !== undefined) {
+      this.subs.delete(sub);
+      throw new PermissionDeniedError(subject, 'subscribe', { cause: refused });
+    }
     return async () => {
       if (this.subs.delete(sub)) await sub.drain().catch(() => undefined);
       await Promise.all(mine);

@@ -76,24 +76,60 @@ export function eventsWildcard(prefix: string): string {
   return `${assertSubjectPrefix(prefix)}.events.>`;
 }
 
+/** The JetStream stream that captures {@link eventsWildcard} by default: `FLEX_EVENTS` for `flex`. */
+export function eventStreamName(prefix: string): string {
+  return `${assertSubjectPrefix(prefix)
+    .replace(/[^A-Za-z0-9_-]/g, '_')
+    .toUpperCase()}_EVENTS`;
+}
+
 /** Request/reply subject of one capability; its instances serve it in a queue group. */
 export function agentInvokeSubject(prefix: string, capabilityId: string): string {
   return `${assertSubjectPrefix(prefix)}.agent.${encodeSubjectToken(capabilityId)}.invoke`;
 }
 
+/** What an agent asks of the registry about one of its capabilities. */
+export type RegistryAgentVerb = 'register' | 'heartbeat' | 'deregister';
+
+/**
+ * `<prefix>.registry.<verb>.<identity>.<capability>`: the subject names who asks and about what,
+ * so NATS permissions can pin both (an agent identity may publish only its own identity token and
+ * its own capabilities), and the registry reads the owner from the subject, not from the body.
+ */
+export function registryAgentSubject(
+  prefix: string,
+  verb: RegistryAgentVerb,
+  identity: string,
+  capabilityId: string,
+): string {
+  const base = `${assertSubjectPrefix(prefix)}.registry.${verb}`;
+  return `${base}.${encodeSubjectToken(identity)}.${encodeSubjectToken(capabilityId)}`;
+}
+
+/** The identity and capability tokens of a {@link registryAgentSubject} (still encoded). */
+export function registryAgentTokens(subject: string): { identity: string; capability: string } | undefined {
+  const tokens = subject.split('.');
+  if (tokens.length < 5) return undefined;
+  return { identity: tokens[tokens.length - 2], capability: tokens[tokens.length - 1] };
+}
+
+/** What the registry serves: the agent verbs for every identity and capability, and its own requests. */
 export interface RegistrySubjects {
-  register: string;
-  heartbeat: string;
-  deregister: string;
+  registerAll: string;
+  heartbeatAll: string;
+  deregisterAll: string;
   snapshot: string;
+  /** An admin assigns a capability's owner (the gateway's admin endpoint, or the ops identity). */
+  assignOwner: string;
 }
 
 export function registrySubjects(prefix: string): RegistrySubjects {
   const base = `${assertSubjectPrefix(prefix)}.registry`;
   return {
-    register: `${base}.register`,
-    heartbeat: `${base}.heartbeat`,
-    deregister: `${base}.deregister`,
+    registerAll: `${base}.register.*.*`,
+    heartbeatAll: `${base}.heartbeat.*.*`,
+    deregisterAll: `${base}.deregister.*.*`,
     snapshot: `${base}.snapshot`,
+    assignOwner: `${base}.owner.assign`,
   };
 }

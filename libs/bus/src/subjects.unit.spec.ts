@@ -5,6 +5,9 @@ import {
   encodeSubjectToken,
   eventSubject,
   eventsWildcard,
+  eventStreamName,
+  registryAgentSubject,
+  registryAgentTokens,
   registrySubjects,
   streamEventsWildcard,
 } from './subjects';
@@ -44,11 +47,35 @@ describe('subjects', () => {
     expect(eventsWildcard('acme.flex')).toBe('acme.flex.events.>');
     expect(agentInvokeSubject('flex', 'writer.en')).toBe('flex.agent.writer~2Een.invoke');
     expect(registrySubjects('flex')).toEqual({
-      register: 'flex.registry.register',
-      heartbeat: 'flex.registry.heartbeat',
-      deregister: 'flex.registry.deregister',
+      registerAll: 'flex.registry.register.*.*',
+      heartbeatAll: 'flex.registry.heartbeat.*.*',
+      deregisterAll: 'flex.registry.deregister.*.*',
       snapshot: 'flex.registry.snapshot',
+      assignOwner: 'flex.registry.owner.assign',
     });
+    expect(registryAgentSubject('flex', 'register', 'writers', 'writer.en')).toBe(
+      'flex.registry.register.writers.writer~2Een',
+    );
+    expect(eventStreamName('acme.flex')).toBe('ACME_FLEX_EVENTS');
+  });
+
+  it('an agent subject names exactly one identity and one capability, whatever their text (property)', () => {
+    const id = fc.string({ minLength: 1, maxLength: 40, unit: 'binary' });
+    fc.assert(
+      fc.property(
+        id,
+        id,
+        fc.constantFrom('register', 'heartbeat', 'deregister' as const),
+        (who, cap, verb) => {
+          const subject = registryAgentSubject('acme.flex', verb, who, cap);
+          expect(subject.split('.')).toHaveLength(6);
+          const tokens = registryAgentTokens(subject);
+          expect(
+            tokens && [decodeSubjectToken(tokens.identity), decodeSubjectToken(tokens.capability)],
+          ).toEqual([who, cap]);
+        },
+      ),
+    );
   });
 
   it('refuses a prefix that is not plain tokens joined by dots', () => {

@@ -258,6 +258,8 @@ export {
   CapabilityRegisteredPayloadSchema,
   CapabilityStatusChangedPayloadSchema,
   CapabilityDeregisteredPayloadSchema,
+  CapabilityOwnerAssignedPayloadSchema,
+  CapabilityOwnerSchema,
 } from './events/capability-payloads';
 export {
   EVENT_PAYLOAD_SCHEMAS,

@@ -59,6 +59,42 @@ describe.each(backends)('OutboxRelay on $kind', (backend) => {
     expect(await countOutbox(t.database.db)).toBe(0);
   });
 
+  it('with types, relays only those and leaves the rest to the relays that may publish them', async () => {
+    const mine = (
+      await unpublished.append(uniqueStream(), [newEvent('start', {}), newEvent('node_start', {})], {
+        expectedVersion: 'no_stream',
+      })
+    ).events;
+    const published: StoredEvent[] = [];
+    const gateway = new OutboxRelay(
+      t.database.db,
+      unpublished,
+      async (events) => void published.push(...events),
+      {
+        minAgeMs: 0,
+        types: ['start'],
+      },
+    );
+    while ((await gateway.runOnce()) > 0);
+    expect(published).toEqual([mine[0]]);
+    expect(await countOutbox(t.database.db)).toBe(1);
+    const executor = new OutboxRelay(
+      t.database.db,
+      unpublished,
+      async (events) => void published.push(...events),
+      {
+        minAgeMs: 0,
+        types: ['node_start'],
+      },
+    );
+    while ((await executor.runOnce()) > 0);
+    expect(published).toEqual(mine);
+    expect(await countOutbox(t.database.db)).toBe(0);
+    expect(() => new OutboxRelay(t.database.db, unpublished, async () => undefined, { types: [] })).toThrow(
+      /at least one type/,
+    );
+  });
+
   it('leaves young rows to their appender', async () => {
     await appendUnpublished(1);
     const relay = new OutboxRelay(t.database.db, unpublished, async () => undefined, { minAgeMs: 3_600_000 });

@@ -17,6 +17,11 @@ export interface OutboxRelayOptions {
   batchSize?: number;
   /** How long a claimed batch stays with this instance before another may take it. Default 30000. */
   leaseMs?: number;
+  /**
+   * Relay only events of these types: each service's NATS identity may publish only the events it
+   * appends, so its relay leaves the others to their own services' relays. Default: every type.
+   */
+  types?: readonly string[];
   logger?: StoreLogger;
 }
 
@@ -30,7 +35,7 @@ export class OutboxRelay {
   readonly #db: Kysely<EventStoreDatabase>;
   readonly #store: EventStore;
   readonly #publish: (events: StoredEvent[]) => Promise<void>;
-  readonly #options: Required<Omit<OutboxRelayOptions, 'logger'>>;
+  readonly #options: Required<Omit<OutboxRelayOptions, 'logger' | 'types'>> & { types?: readonly string[] };
   readonly #poller: Poller;
 
   constructor(
@@ -76,7 +81,9 @@ export class OutboxRelay {
   }
 }
 
-function parseOptions(options: OutboxRelayOptions): Required<Omit<OutboxRelayOptions, 'logger'>> {
+function parseOptions(
+  options: OutboxRelayOptions,
+): Required<Omit<OutboxRelayOptions, 'logger' | 'types'>> & { types?: readonly string[] } {
   const parsed = {
     intervalMs: options.intervalMs ?? 1000,
     minAgeMs: options.minAgeMs ?? 5000,
@@ -88,5 +95,7 @@ function parseOptions(options: OutboxRelayOptions): Required<Omit<OutboxRelayOpt
     if (!Number.isSafeInteger(value) || value < min)
       throw new InvalidArgumentError(`OutboxRelay ${name} must be an integer >= ${min}, got ${value}`);
   }
-  return Object.freeze(parsed);
+  if (options.types !== undefined && options.types.length === 0)
+    throw new InvalidArgumentError('OutboxRelay types, when given, must name at least one type');
+  return Object.freeze({ ...parsed, types: options.types === undefined ? undefined : [...options.types] });
 }

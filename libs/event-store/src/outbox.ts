@@ -17,6 +17,8 @@ export interface ClaimOptions {
   minAgeMs: number;
   batchSize: number;
   leaseMs: number;
+  /** Only events of these types (a process may be allowed to publish no others). Default: any. */
+  types?: readonly string[];
 }
 
 /**
@@ -34,6 +36,17 @@ export async function claimOutbox(db: Executor, options: ClaimOptions): Promise<
         .select('position')
         .where(sql<boolean>`created_at <= now() - ${options.minAgeMs}::integer * interval '1 millisecond'`)
         .where((w) => w.or([w('claimed_until', 'is', null), w('claimed_until', '<', sql<Date>`now()`)]))
+        // Per outbox row, one lookup by the events' primary key: cheap however long the log is.
+        .$if(options.types !== undefined, (q) =>
+          q.where(({ exists, selectFrom }) =>
+            exists(
+              selectFrom('events')
+                .select('events.position')
+                .whereRef('events.position', '=', 'outbox.position')
+                .where('events.type', 'in', [...(options.types ?? [])]),
+            ),
+          ),
+        )
         .orderBy('position')
         .limit(options.batchSize)
         .forUpdate()

@@ -4,39 +4,72 @@ import { parseSecretKey } from './secrets/secret-cipher';
 
 const intFromEnv = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-const ConfigSchema = z.object({
-  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  FLEX_DATA_DIR: z.string().min(1).default('.flex'),
-  FLEX_DATABASE_URL: z.string().url().optional(),
-  FLEX_NATS_URL: z.string().min(1).optional(),
-  FLEX_NATS_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]+$/)
-    .default('flex'),
-  FLEX_API_TOKENS: z.string().optional(),
-  FLEX_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
-  FLEX_MAX_PLAN_ATTEMPTS: intFromEnv(3),
-  FLEX_MAX_REPLANS: intFromEnv(3),
-  FLEX_MAX_HITL_REQUESTS: intFromEnv(5),
-  FLEX_AGENT_TIMEOUT_MS: intFromEnv(60_000),
-  FLEX_NODE_MAX_ATTEMPTS: intFromEnv(3),
-  /** Deliveries of one message before a service gives up on it (dead letter; its run fails). */
-  FLEX_BUS_MAX_DELIVER: intFromEnv(10),
-  FLEX_PLANNER: z.enum(['rule-based', 'llm']).default('rule-based'),
-  FLEX_LLM_BASE_URL: z.string().url().optional(),
-  FLEX_LLM_API_KEY: z.string().optional(),
-  FLEX_LLM_MODEL: z.string().optional(),
-  /** Seals secret inputs at rest (AES-256-GCM): 32 bytes as base64 or hex; every service the same. */
-  FLEX_SECRET_KEY: z
-    .string()
-    .refine((s) => parseSecretKey(s) !== undefined, { error: 'expected 32 bytes as base64 or hex' })
-    .optional(),
-  /** Keys (in the envelope's data) whose values are secrets: a regular expression, case-insensitive. */
-  FLEX_SECRET_KEY_PATTERN: z
-    .string()
-    .refine(compiles, { error: 'expected a regular expression' })
-    .default(DEFAULT_SECRET_KEY_PATTERN),
-});
+const ConfigSchema = z
+  .object({
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    FLEX_DATA_DIR: z.string().min(1).default('.flex'),
+    FLEX_DATABASE_URL: z.string().url().optional(),
+    FLEX_NATS_URL: z.string().min(1).optional(),
+    FLEX_NATS_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default('flex'),
+    /** The NATS identity this process connects as (its permissions are the server's to enforce). */
+    FLEX_NATS_USER: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/)
+      .optional(),
+    FLEX_NATS_PASSWORD: z.string().optional(),
+    /** An NKey seed instead of a password (the server knows the user by its public key). */
+    FLEX_NATS_NKEY_SEED: z.string().optional(),
+    /** A credentials file (JWT and seed), for a NATS run in operator mode. */
+    FLEX_NATS_CREDS: z.string().optional(),
+    /** TLS to NATS: the CA that signed the server's certificate; cert and key for mutual TLS. */
+    FLEX_NATS_TLS_CA: z.string().optional(),
+    FLEX_NATS_TLS_CERT: z.string().optional(),
+    FLEX_NATS_TLS_KEY: z.string().optional(),
+    /** Capability registrations one identity may make: a burst, then so many per minute. */
+    FLEX_REGISTRATIONS_PER_MINUTE: intFromEnv(60),
+    FLEX_REGISTRATION_BURST: intFromEnv(100),
+    FLEX_API_TOKENS: z.string().optional(),
+    FLEX_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    FLEX_MAX_PLAN_ATTEMPTS: intFromEnv(3),
+    FLEX_MAX_REPLANS: intFromEnv(3),
+    FLEX_MAX_HITL_REQUESTS: intFromEnv(5),
+    FLEX_AGENT_TIMEOUT_MS: intFromEnv(60_000),
+    FLEX_NODE_MAX_ATTEMPTS: intFromEnv(3),
+    /** Deliveries of one message before a service gives up on it (dead letter; its run fails). */
+    FLEX_BUS_MAX_DELIVER: intFromEnv(10),
+    FLEX_PLANNER: z.enum(['rule-based', 'llm']).default('rule-based'),
+    FLEX_LLM_BASE_URL: z.string().url().optional(),
+    FLEX_LLM_API_KEY: z.string().optional(),
+    FLEX_LLM_MODEL: z.string().optional(),
+    /** Seals secret inputs at rest (AES-256-GCM): 32 bytes as base64 or hex; every service the same. */
+    FLEX_SECRET_KEY: z
+      .string()
+      .refine((s) => parseSecretKey(s) !== undefined, { error: 'expected 32 bytes as base64 or hex' })
+      .optional(),
+    /** Keys (in the envelope's data) whose values are secrets: a regular expression, case-insensitive. */
+    FLEX_SECRET_KEY_PATTERN: z
+      .string()
+      .refine(compiles, { error: 'expected a regular expression' })
+      .default(DEFAULT_SECRET_KEY_PATTERN),
+  })
+  .superRefine(checkNatsAuth);
+
+/** NATS credentials that could never work fail at start, not at the first connection. */
+function checkNatsAuth(c: Partial<Record<string, unknown>>, ctx: z.RefinementCtx): void {
+  const fail = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+  const methods = ['FLEX_NATS_PASSWORD', 'FLEX_NATS_NKEY_SEED', 'FLEX_NATS_CREDS'].filter(
+    (k) => c[k] !== undefined,
+  );
+  if (methods.length > 1) fail(methods[1], `give one of ${methods.join(', ')}`);
+  for (const k of ['FLEX_NATS_PASSWORD', 'FLEX_NATS_NKEY_SEED'])
+    if (c[k] !== undefined && c.FLEX_NATS_USER === undefined)
+      fail('FLEX_NATS_USER', `${k} needs FLEX_NATS_USER, the identity it stands for`);
+  if ((c.FLEX_NATS_TLS_CERT === undefined) !== (c.FLEX_NATS_TLS_KEY === undefined))
+    fail('FLEX_NATS_TLS_KEY', 'FLEX_NATS_TLS_CERT and FLEX_NATS_TLS_KEY go together');
+}
 
 export type FlexConfig = Readonly<z.infer<typeof ConfigSchema>>;
 

@@ -25,3 +25,27 @@ export {
   initialRunEnding,
   type RunEnding,
 } from './dead-letter';
+export { natsAuthOf } from './nats-auth';
+export {
+  FLEX_SERVICES,
+  SERVICE_ROLES,
+  isFlexService,
+  type FlexService,
+  type RegistryRequest,
+  type ServiceRole,
+} from './nats/service-roles';
+export {
+  permissionsFor,
+  type NatsLayout,
+  type NatsPermissions,
+  type NatsRole,
+} from './nats/nats-permissions';
+export {
+  NatsTableSchema,
+  parseNatsTable,
+  type NatsIdentity,
+  type NatsSecret,
+  type NatsTable,
+  type NatsTableInput,
+} from './nats/nats-table';
+export { FLEX_ACCOUNT, renderNatsServerConfig, roleOf } from './nats/nats-server-config';

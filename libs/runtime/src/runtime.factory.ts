@@ -1,6 +1,7 @@
 import { connect } from 'nats';
 import {
   InProcessMessaging,
+  natsConnectionOptions,
   NatsEventBus,
   NatsMessaging,
   StoreBackedEventBus,
@@ -19,6 +20,8 @@ import { randomIds, systemClock } from './clock';
 import type { FlexConfig } from './config';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
+import { natsAuthOf } from './nats-auth';
+import { isFlexService, SERVICE_ROLES } from './nats/service-roles';
 import type { ServiceRuntime } from './runtime';
 import { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
 import { SecretVault } from './secrets/secret-vault';
@@ -43,11 +46,9 @@ export async function createDistributedRuntime(
   const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
   const database = await createDatabase({ url: config.FLEX_DATABASE_URL });
   await migrateToLatest(database.db, options.migrations);
-  const nc = await connect({
-    servers: config.FLEX_NATS_URL,
-    name: `flex-${options.service}`,
-    maxReconnectAttempts: -1,
-  });
+  const nc = await connect(
+    natsConnectionOptions(config.FLEX_NATS_URL, `flex-${options.service}`, natsAuthOf(config)),
+  );
   const bus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
   const messaging = new NatsMessaging(nc);
   // Runs after an append has committed, so `store` exists by then.
@@ -60,6 +61,8 @@ export async function createDistributedRuntime(
     intervalMs: 1000,
     minAgeMs: 2000,
     batchSize: 500,
+    // A service's NATS identity may publish only its own events: the others are its peers' to relay.
+    types: isFlexService(options.service) ? SERVICE_ROLES[options.service].publishes : undefined,
   });
   relay.start();
   const runtime = baseRuntime('distributed', config, options.service, {
@@ -98,7 +101,7 @@ export async function createEmbeddedRuntime(
   let messaging;
   let nc: Awaited<ReturnType<typeof connect>> | undefined;
   if (config.FLEX_NATS_URL) {
-    nc = await connect({ servers: config.FLEX_NATS_URL, name: 'flex-embedded', maxReconnectAttempts: -1 });
+    nc = await connect(natsConnectionOptions(config.FLEX_NATS_URL, 'flex-embedded', natsAuthOf(config)));
     const natsBus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
     bus = natsBus;
     messaging = new NatsMessaging(nc);

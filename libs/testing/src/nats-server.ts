@@ -1,44 +1,65 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { connect } from 'nats';
+import { connect, type ConnectionOptions } from 'nats';
 
 export interface NatsTestServer {
   /** e.g. `nats://127.0.0.1:41234`. */
   url: string;
   /** Kills the server, then removes its store dir. Safe to call twice. */
   stop(): Promise<void>;
+  /** The last few KB the server logged, for failure messages. */
+  log(): string;
+  /** Every error line the server logged (permission and authorization violations among them). */
+  errors(): string[];
+}
+
+export interface NatsTestServerOptions {
+  /** A nats-server configuration (accounts, users, permissions, TLS); the port and store stay ours. */
+  config?: string;
+  /** The server process's environment beyond ours: what the configuration's `$NAME`s resolve to. */
+  env?: Record<string, string>;
+  /** How the readiness probe connects when the configuration demands credentials or TLS. */
+  probe?: Partial<ConnectionOptions>;
 }
 
 const EXTRA_DIRS = ['/usr/sbin', '/usr/local/bin', '/usr/bin'];
 const READY_TIMEOUT_MS = 20_000;
 
 /**
- * Starts a throwaway nats-server with JetStream on a free local port and a temp store dir.
- * Installs it with apt when it is missing and we are root; otherwise fails saying what is missing.
+ * Starts a throwaway nats-server with JetStream on a free local port and a temp store dir, with
+ * `options.config` when given (as shipped deployments run it). Installs it with apt when it is
+ * missing and we are root; otherwise fails saying what is missing.
  */
-export async function startNats(): Promise<NatsTestServer> {
+export async function startNats(options: NatsTestServerOptions = {}): Promise<NatsTestServer> {
   const binary = findNatsServer() ?? installNatsServer();
   const storeDir = await mkdtemp(join(tmpdir(), 'flex-nats-'));
   const port = await freePort();
-  const child = spawn(binary, ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)], {
+  const args = ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port)];
+  if (options.config !== undefined) {
+    const file = join(storeDir, 'nats-server.conf');
+    await writeFile(file, options.config, { mode: 0o600 });
+    args.push('-c', file);
+  }
+  const child = spawn(binary, args, {
     stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, ...options.env },
   });
-  const log = captureTail(child);
+  const { log, errors } = captureLog(child);
   const url = `nats://127.0.0.1:${port}`;
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopped ??= kill(child).then(() => rm(storeDir, { recursive: true, force: true })));
   try {
-    await waitUntilReady(url, child, log);
+    await waitUntilReady(url, child, log, options.probe ?? {});
   } catch (err) {
     await stop();
     throw err;
   }
-  return { url, stop };
+  return { url, stop, log, errors };
 }
 
 function findNatsServer(): string | undefined {
@@ -87,22 +108,33 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Keeps the last few KB of stderr so a failed start can say why. */
-function captureTail(child: ChildProcess): () => string {
+/** Keeps the last few KB of stderr so a failed start can say why, and every error line (up to 10,000). */
+function captureLog(child: ChildProcess): { log: () => string; errors: () => string[] } {
   let tail = '';
+  let partial = '';
+  const errors: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => {
-    tail = (tail + chunk.toString()).slice(-4000);
+    const text = chunk.toString();
+    tail = (tail + text).slice(-4000);
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (line.includes('[ERR]') && errors.length < 10_000) errors.push(line);
   });
-  return () => tail;
+  return { log: () => tail, errors: () => [...errors] };
 }
 
-async function waitUntilReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
+async function waitUntilReady(
+  url: string,
+  child: ChildProcess,
+  log: () => string,
+  probe: Partial<ConnectionOptions>,
+): Promise<void> {
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let lastError: unknown;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}:\n${log()}`);
     try {
-      const nc = await connect({ servers: url, timeout: 1000, reconnect: false });
+      const nc = await connect({ ...probe, servers: url, timeout: 1000, reconnect: false });
       try {
         await (await nc.jetstreamManager({ timeout: 1000 })).getAccountInfo();
         return;

@@ -5,6 +5,7 @@ import { API_TOKENS, AuthGuard } from './auth/auth.guard';
 import { AdminController } from './admin/admin.controller';
 import { DashboardController } from './dashboard/dashboard.controller';
 import { CapabilitiesController } from './capabilities/capabilities.controller';
+import { CapabilityOwnerController } from './capabilities/capability-owner.controller';
 import { RunsController } from './runs/runs.controller';
 import { RunsService } from './runs/runs.service';
 import { HitlController } from './hitl/hitl.controller';
@@ -21,6 +22,7 @@ export class GatewayModule {
         DashboardController,
         RunsController,
         CapabilitiesController,
+        CapabilityOwnerController,
         AdminController,
         HitlController,
         RunControlController,

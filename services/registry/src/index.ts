@@ -1,5 +1,8 @@
 export { RegistryModule } from './registry.module';
-export { RegistryService, RegistrationRejected, type RegistrationReply } from './registry.service';
+export { RegistryService, type OwnerAssignedReply, type RegistrationReply } from './registry.service';
+export { CapabilityOwnedError, RegistrationRateLimitedError, RegistrationRejected } from './registry.errors';
+export { AssignOwnerRequestSchema, type AssignOwnerRequest } from './registry.requests';
+export { RegistrationLimiter, type Admission, type RegistrationRate } from './capability/registration-rate';
 export { type RegistryOptions } from './registry.tokens';
 export {
   validateRegistration,
@@ -7,7 +10,14 @@ export {
   type RegistrationIssue,
   type RegistrationCheck,
 } from './capability/registration.validate';
-export { decideCapability, type RegistryCommand } from './capability/capability.decide';
+export {
+  decideCapability,
+  ownedByAnother,
+  registryRefusalOf,
+  type RegistryCommand,
+  type RegistryDecision,
+  type RegistryRefusal,
+} from './capability/capability.decide';
 export {
   evolveCapability,
   initialCapabilityState,

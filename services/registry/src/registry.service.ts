@@ -1,24 +1,24 @@
-import { decision } from '@flex/decider';
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { capabilityStreamId, contentHash } from '@flex/contracts';
-import { registrySubjects } from '@flex/bus';
+import { contentHash } from '@flex/contracts';
+import { registrySubjects, type IncomingRequest } from '@flex/bus';
 import type { StoredEvent } from '@flex/event-store';
 import { listCapabilityInstances } from '@flex/read-models';
-import { RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
-import { decideCapability, type RegistryCommand } from './capability/capability.decide';
-import { evolveCapability, initialCapabilityState } from './capability/capability.state';
+import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { CapabilityCommands, type Applied } from './capability/capability.commands';
+import { ownedByAnother, type RegistryCommand } from './capability/capability.decide';
 import { buildSnapshot, type RegistrySnapshot } from './capability/capability.view';
+import { findStaleInstances, lastSeenAt, touchLiveness } from './capability/liveness.repository';
+import { OwnerCache } from './capability/owner-cache';
+import { RegistrationLimiter } from './capability/registration-rate';
+import { CapabilityOwnedError, RegistrationRateLimitedError } from './registry.errors';
 import {
-  findStaleInstances,
-  lastSeenAt,
-  projectedThrough,
-  touchLiveness,
-} from './capability/liveness.repository';
-import {
-  describeIssues,
-  validateRegistration,
-  type RegistrationIssue,
-} from './capability/registration.validate';
+  askerOf,
+  checkSubjectCapability,
+  parseAssignOwner,
+  parseDeregister,
+  parseHeartbeat,
+  parseRegister,
+} from './registry.requests';
 import {
   PROJECTIONS,
   REGISTRY_OPTIONS,
@@ -26,17 +26,7 @@ import {
   type RegistryOptions,
 } from './registry.tokens';
 
-/** The registry refused a registration or a deregistration: the reply names each path and reason. */
-export class RegistrationRejected extends Error {
-  override readonly name = 'RegistrationRejected';
-  readonly code = 'invalid_registration';
-  readonly retryable = false;
-  readonly details: { issues: RegistrationIssue[] };
-  constructor(issues: RegistrationIssue[]) {
-    super(`registration rejected: ${describeIssues(issues)}`);
-    this.details = { issues };
-  }
-}
+export { RegistrationRejected } from './registry.errors';
 
 export interface RegistrationReply {
   ok: true;
@@ -46,38 +36,58 @@ export interface RegistrationReply {
   registeredAt: string;
 }
 
+export interface OwnerAssignedReply {
+  ok: true;
+  capabilityId: string;
+  owner: string;
+  previousOwner?: string;
+}
+
 /**
- * The capability registry: registration, heartbeats, expiry and snapshots over plain messaging
- * (request/reply in queue group `registry`, so replicas share the work). Changes are events on the
- * capability's stream; the capabilities read model answers snapshots. Time is `runtime.clock`.
+ * The capability registry: registration, heartbeats, expiry, ownership and snapshots over plain
+ * messaging (request/reply in queue group `registry`, so replicas share the work). Who asks is the
+ * identity the subject names (NATS permissions pin it); a capability belongs to the first identity
+ * that registers it. Changes are events on the capability's stream; the capabilities read model
+ * answers snapshots. Time is `runtime.clock`.
  */
 @Injectable()
 export class RegistryService implements OnModuleInit, OnModuleDestroy {
   private readonly stops: Array<() => Promise<void>> = [];
+  private readonly commands: CapabilityCommands;
+  private readonly owners: OwnerCache;
+  private readonly limiter: RegistrationLimiter;
   private sweeper?: NodeJS.Timeout;
   private sweeping?: Promise<void>;
 
   constructor(
     @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
-    @Inject(PROJECTIONS) private readonly projections: ProjectionCatchUp,
+    @Inject(PROJECTIONS) projections: ProjectionCatchUp,
     @Inject(REGISTRY_OPTIONS) private readonly options: RegistryOptions,
-  ) {}
+  ) {
+    this.commands = new CapabilityCommands(runtime, projections);
+    this.owners = new OwnerCache((id) => this.commands.ownerOf(id));
+    this.limiter = new RegistrationLimiter(
+      options.registrationRate ?? {
+        perMinute: runtime.config.FLEX_REGISTRATIONS_PER_MINUTE,
+        burst: runtime.config.FLEX_REGISTRATION_BURST,
+      },
+    );
+  }
 
   async onModuleInit(): Promise<void> {
     const { messaging, prefix } = this.runtime;
     const subjects = registrySubjects(prefix);
     const queue = { queue: 'registry' };
-    this.stops.push(await messaging.serve(subjects.register, queue, (req) => this.register(req.data)));
-    this.stops.push(await messaging.serve(subjects.deregister, queue, (req) => this.deregister(req.data)));
+    this.stops.push(await messaging.serve(subjects.registerAll, queue, (req) => this.register(req)));
+    this.stops.push(await messaging.serve(subjects.deregisterAll, queue, (req) => this.deregister(req)));
     this.stops.push(await messaging.serve(subjects.snapshot, queue, () => this.snapshot()));
+    this.stops.push(await messaging.serve(subjects.assignOwner, queue, (req) => this.assignOwner(req.data)));
     // Every replica sees every heartbeat (Messaging.subscribe has no queue group); touches are idempotent.
     this.stops.push(
       await messaging.subscribe(
-        subjects.heartbeat,
+        subjects.heartbeatAll,
         (req) =>
-          void this.heartbeat(req.data).catch((error) =>
-            this.runtime.logger.warn('heartbeat failed', { error }),
-          ),
+          void this.heartbeat(req).catch((error) => this.runtime.logger.warn('heartbeat failed', { error })),
       ),
     );
     const everyMs = this.options.sweepIntervalMs ?? 1000;
@@ -93,34 +103,44 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
     for (const stop of this.stops.splice(0)) await stop();
   }
 
-  async register(data: unknown): Promise<RegistrationReply> {
-    const body = (data ?? {}) as { registration?: unknown; instanceId?: unknown };
-    const check = validateRegistration(body.registration ?? data);
-    if (!check.ok) throw new RegistrationRejected(check.issues);
-    const registration = check.registration;
-    const instanceId =
-      typeof body.instanceId === 'string' && body.instanceId
-        ? body.instanceId
-        : (registration.instanceId ?? 'default');
+  /**
+   * `<prefix>.registry.register.<identity>.<capability>`: rate-limited per identity, validated,
+   * and refused when another identity owns the capability; otherwise the identity owns it now.
+   */
+  async register(req: IncomingRequest): Promise<RegistrationReply> {
+    const asker = askerOf(req.subject);
+    const admitted = this.limiter.take(asker.identity, this.runtime.clock.now().getTime());
+    if (!admitted.ok) throw new RegistrationRateLimitedError(admitted.retryAfterMs);
+    const { registration, instanceId } = parseRegister(req.data);
+    const { capabilityId } = registration;
+    checkSubjectCapability(asker, capabilityId);
     const now = this.runtime.clock.now();
-    await touchLiveness(this.runtime.database.db, registration.capabilityId, instanceId, now);
-    const { state, appended } = await this.apply(registration.capabilityId, {
+    const cmd = {
       kind: 'register',
       registration,
       registrationHash: contentHash(registration),
       instanceId,
       at: now.toISOString(),
-    });
-    await this.settle(appended);
-    const registeredAt = state.instances[instanceId]?.registeredAt ?? now.toISOString();
-    return { ok: true, capabilityId: registration.capabilityId, instanceId, status: 'active', registeredAt };
+      owner: asker.identity,
+    } as const;
+    // Refused before liveness is touched: another identity's registration changes nothing.
+    const refusal = await this.commands.refusalOf(capabilityId, cmd);
+    if (refusal) throw new CapabilityOwnedError(capabilityId, refusal.message);
+    await touchLiveness(this.runtime.database.db, capabilityId, instanceId, now);
+    const applied = await this.decided(capabilityId, cmd);
+    const registeredAt = applied.state.instances[instanceId]?.registeredAt ?? now.toISOString();
+    return { ok: true, capabilityId, instanceId, status: 'active', registeredAt };
   }
 
-  /** `{ capabilityId, instanceId }`: refresh liveness, and revive the instance if it had gone inactive. */
-  async heartbeat(data: unknown): Promise<void> {
-    const { capabilityId, instanceId } = (data ?? {}) as { capabilityId?: unknown; instanceId?: unknown };
-    if (typeof capabilityId !== 'string' || typeof instanceId !== 'string' || !capabilityId || !instanceId)
-      return;
+  /** `{ capabilityId, instanceId }` from the owner: refresh liveness, revive the instance if it had gone inactive. */
+  async heartbeat(req: IncomingRequest): Promise<void> {
+    const beat = parseHeartbeat(req.data);
+    if (!beat) return;
+    const asker = askerOf(req.subject);
+    checkSubjectCapability(asker, beat.capabilityId);
+    // From memory: a live instance's heartbeat stays one query. The decider checks again if it acts.
+    if (ownedByAnother(await this.owners.ownerOf(beat.capabilityId), asker.identity)) return;
+    const { capabilityId, instanceId } = beat;
     // Liveness first, so a sweep running between the two steps cannot expire the instance it revives.
     const touch = await touchLiveness(
       this.runtime.database.db,
@@ -131,31 +151,32 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
     // Only an instance that is (or, after a silence, may just have been made) inactive needs the
     // event stream; the decider has the last word. A live instance's heartbeat is one query.
     if (touch.status !== 'inactive' && !(touch.status === 'active' && touch.endsSilence)) return;
-    await this.settle((await this.apply(capabilityId, { kind: 'heartbeat', instanceId })).appended);
+    // A heartbeat gets no reply: a refusal (the owner changed since memory said otherwise) is dropped.
+    const applied = await this.commands.apply(capabilityId, {
+      kind: 'heartbeat',
+      instanceId,
+      owner: asker.identity,
+    });
+    this.owners.remember(capabilityId, applied.state.owner);
+    await this.commands.settle(applied.appended);
   }
 
-  /** `{ capabilityId, instanceId?, reason? }`: without an instance id, every instance says goodbye. */
-  async deregister(data: unknown): Promise<{ ok: true }> {
-    const { capabilityId, instanceId, reason } = (data ?? {}) as {
-      capabilityId?: unknown;
-      instanceId?: unknown;
-      reason?: unknown;
-    };
-    if (typeof capabilityId !== 'string' || !capabilityId)
-      throw new RegistrationRejected([
-        { path: 'capabilityId', code: 'invalid_registration', message: 'capabilityId is required' },
-      ]);
-    if (instanceId !== undefined && typeof instanceId !== 'string')
-      throw new RegistrationRejected([
-        { path: 'instanceId', code: 'invalid_registration', message: 'instanceId must be a string' },
-      ]);
-    const { appended } = await this.apply(capabilityId, {
-      kind: 'deregister',
-      instanceId,
-      reason: typeof reason === 'string' ? reason.slice(0, 500) : undefined,
-    });
-    await this.settle(appended);
+  /** `{ capabilityId, instanceId?, reason? }` from the owner: without an instance id, every instance says goodbye. */
+  async deregister(req: IncomingRequest): Promise<{ ok: true }> {
+    const asker = askerOf(req.subject);
+    const { capabilityId, instanceId, reason } = parseDeregister(req.data);
+    checkSubjectCapability(asker, capabilityId);
+    await this.decided(capabilityId, { kind: 'deregister', instanceId, reason, owner: asker.identity });
     return { ok: true };
+  }
+
+  /** `{ capabilityId, owner, assignedBy }`: an admin gives the capability to `owner`. */
+  async assignOwner(data: unknown): Promise<OwnerAssignedReply> {
+    const request = parseAssignOwner(data);
+    const { capabilityId, owner, assignedBy } = request;
+    const previousOwner = await this.commands.ownerOf(capabilityId);
+    await this.decided(capabilityId, { kind: 'assign_owner', owner, assignedBy });
+    return { ok: true, capabilityId, owner, ...(previousOwner === undefined ? {} : { previousOwner }) };
   }
 
   /** Every capability with its instances, from the read model (what the planner and executor use). */
@@ -184,6 +205,7 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
     const { db } = this.runtime.database;
     const now = this.runtime.clock.now();
     const appended: StoredEvent[] = [];
+    let expiredCount = 0;
     const fresh = async (capabilityId: string, instanceId: string, timeoutS: number) => {
       const seen = await lastSeenAt(db, capabilityId, instanceId);
       return seen !== undefined && now.getTime() - seen.getTime() <= timeoutS * 1000;
@@ -191,55 +213,24 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
     for (const stale of await findStaleInstances(db, now)) {
       const { capabilityId, instanceId, timeoutSeconds } = stale;
       if (await fresh(capabilityId, instanceId, timeoutSeconds)) continue;
-      const expired = await this.apply(capabilityId, {
-        kind: 'expire',
-        instanceId,
-        reason: `no heartbeat for ${timeoutSeconds}s (last seen ${stale.lastSeenAt})`,
-      });
+      const reason = `no heartbeat for ${timeoutSeconds}s (last seen ${stale.lastSeenAt})`;
+      const expired = await this.commands.apply(capabilityId, { kind: 'expire', instanceId, reason });
       appended.push(...expired.appended);
+      if (expired.appended.length) expiredCount += 1;
       // A heartbeat that landed while the expiry was appended may have seen the instance still active: revive it here.
       if (expired.appended.length && (await fresh(capabilityId, instanceId, timeoutSeconds)))
-        appended.push(...(await this.apply(capabilityId, { kind: 'heartbeat', instanceId })).appended);
+        appended.push(...(await this.commands.apply(capabilityId, { kind: 'revive', instanceId })).appended);
     }
-    await this.settle(appended);
-    return appended.filter((e) => (e.payload as { status?: string }).status === 'inactive').length;
+    await this.commands.settle(appended);
+    return expiredCount;
   }
 
-  /**
-   * Read your writes: catch the read model up until it holds what was just appended. One catch-up
-   * can come back short while any transaction is open on the server (the tailer is gap-safe), so
-   * poll, briefly and bounded; the snapshot is at worst a moment stale, never wrong for long.
-   */
-  private async settle(appended: readonly StoredEvent[], timeoutMs = 5_000): Promise<void> {
-    if (appended.length === 0) return;
-    const last = appended[appended.length - 1].position;
-    const deadline = Date.now() + timeoutMs;
-    for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
-      await this.projections.catchUp();
-      if (await projectedThrough(this.runtime.database.db, 'capabilities', last)) return;
-      if (Date.now() > deadline) {
-        this.runtime.logger.warn("the capabilities read model is behind the registry's last append", {
-          position: last,
-        });
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-
-  private async apply(
-    capabilityId: string,
-    cmd: RegistryCommand,
-  ): Promise<{ appended: StoredEvent[]; state: ReturnType<typeof initialCapabilityState> }> {
-    const result = await runCommand({
-      store: this.runtime.store,
-      streamId: capabilityStreamId(capabilityId),
-      fold: { initialState: initialCapabilityState, evolve: evolveCapability },
-      decide: (state) => decision(decideCapability(state, cmd, capabilityId)),
-      metadata: () => ({ correlationId: capabilityId, producer: 'registry', actor: cmd.instanceId }),
-      clock: this.runtime.clock,
-      ids: this.runtime.ids,
-    });
-    return { appended: result.appended, state: result.state };
+  /** Apply a command; a refusal becomes the error reply, anything appended is settled into the read model. */
+  private async decided(capabilityId: string, cmd: RegistryCommand): Promise<Applied> {
+    const applied = await this.commands.apply(capabilityId, cmd);
+    this.owners.remember(capabilityId, applied.state.owner);
+    if (applied.refusal) throw new CapabilityOwnedError(capabilityId, applied.refusal.message);
+    await this.commands.settle(applied.appended);
+    return applied;
   }
 }

@@ -1,3 +1,5 @@
+import type { RegistrationRate } from './capability/registration-rate';
+
 /** Injection token for whatever keeps the read models current in this process. */
 export const PROJECTIONS = Symbol.for('flex.projections');
 
@@ -11,4 +13,6 @@ export interface ProjectionCatchUp {
 export interface RegistryOptions {
   /** How often the expiry sweep runs (default 1000 ms; 0 turns the timer off, for tests that sweep by hand). */
   sweepIntervalMs?: number;
+  /** Registrations per identity (default FLEX_REGISTRATIONS_PER_MINUTE and FLEX_REGISTRATION_BURST). */
+  registrationRate?: RegistrationRate;
 }

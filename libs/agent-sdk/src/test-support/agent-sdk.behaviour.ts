@@ -136,8 +136,8 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
       await h.close();
     });
 
-    it('registers its registration under its instance id, then heartbeats', async () => {
-      const handle = await start({ calls: [] }, { instanceId: 'writer-1' });
+    it('registers its registration under its instance id and its identity, then heartbeats', async () => {
+      const handle = await start({ calls: [] }, { instanceId: 'writer-1', identity: 'writers' });
       await expect(handle.ready).resolves.toEqual({
         ok: true,
         capabilityId: CAPABILITY,
@@ -147,6 +147,7 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
       expect(registry.registered).toEqual([
         {
           instanceId: 'writer-1',
+          identity: 'writers',
           registration: expect.objectContaining({
             capabilityId: CAPABILITY,
             agentType: 'ai',

@@ -1,8 +1,10 @@
-import { registrySubjects, type Messaging } from '@flex/bus';
+import { decodeSubjectToken, registryAgentTokens, registrySubjects, type Messaging } from '@flex/bus';
 
 export interface Registered {
   registration: { capabilityId: string; instanceId?: string } & Record<string, unknown>;
   instanceId: string;
+  /** The identity the subject named (not part of the body). */
+  identity?: string;
 }
 
 export interface Heartbeat {
@@ -37,12 +39,14 @@ export class FakeRegistry {
     const registry = new FakeRegistry(refuse);
     const subjects = registrySubjects(prefix);
     registry.stops = [
-      await messaging.serve(subjects.register, {}, async (req) => registry.register(req.data as Registered)),
+      await messaging.serve(subjects.registerAll, {}, async (req) =>
+        registry.register({ ...(req.data as Registered), identity: identityOf(req.subject) }),
+      ),
       await messaging.subscribe(
-        subjects.heartbeat,
+        subjects.heartbeatAll,
         (req) => void registry.heartbeats.push(req.data as Heartbeat),
       ),
-      await messaging.serve(subjects.deregister, {}, async (req) => {
+      await messaging.serve(subjects.deregisterAll, {}, async (req) => {
         registry.deregistered.push(req.data as Deregistered);
         return { ok: true };
       }),
@@ -75,4 +79,9 @@ export class FakeRegistry {
       status: 'active',
     };
   }
+}
+
+function identityOf(subject: string): string | undefined {
+  const tokens = registryAgentTokens(subject);
+  return tokens ? decodeSubjectToken(tokens.identity) : undefined;
 }

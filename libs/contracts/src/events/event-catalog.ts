@@ -32,6 +32,7 @@ export const EVENT_PAYLOAD_SCHEMAS = {
   capability_registered: capability.CapabilityRegisteredPayloadSchema,
   capability_status_changed: capability.CapabilityStatusChangedPayloadSchema,
   capability_deregistered: capability.CapabilityDeregisteredPayloadSchema,
+  capability_owner_assigned: capability.CapabilityOwnerAssignedPayloadSchema,
 } as const;
 
 /** Every event type Flex stores or streams. */
@@ -76,6 +77,7 @@ export const CAPABILITY_EVENT_TYPES = [
   'capability_registered',
   'capability_status_changed',
   'capability_deregistered',
+  'capability_owner_assigned',
 ] as const satisfies readonly FlexEventType[];
 
 /** Run events that end a run: nothing follows them on its stream. */

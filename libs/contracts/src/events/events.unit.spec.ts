@@ -195,6 +195,7 @@ const SAMPLES: { [T in FlexEventType]: EventPayloadInput<T> } = {
     registration: registration as never,
     instanceId: 'writer-1',
     registeredAt: '2025-03-02T10:00:00.000Z',
+    owner: 'writer-team',
   },
   capability_status_changed: {
     capabilityId: 'writer.en',
@@ -203,6 +204,12 @@ const SAMPLES: { [T in FlexEventType]: EventPayloadInput<T> } = {
     reason: 'heartbeat missed',
   },
   capability_deregistered: { capabilityId: 'writer.en' },
+  capability_owner_assigned: {
+    capabilityId: 'writer.en',
+    owner: 'writer-team',
+    previousOwner: 'tok_0123456789abcdef',
+    assignedBy: 'tok_fedcba9876543210',
+  },
 };
 
 describe('event payloads', () => {

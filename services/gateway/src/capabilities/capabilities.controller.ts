@@ -1,46 +1,59 @@
-import { Controller, Get, Inject, Post, Req, UseGuards } from '@nestjs/common';
-import { registrySubjects } from '@flex/bus';
+import { Controller, Get, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
+import { registryAgentSubject } from '@flex/bus';
 import { fetchCapabilitySnapshot, RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import type { Response } from 'express';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
-import { apiError } from '../http/api-error';
+import { registryFailure } from './registry-reply';
 
 @Controller('api/v1/flex/capabilities')
 @UseGuards(AuthGuard)
 export class CapabilitiesController {
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
 
-  /** Agents that cannot speak NATS register over HTTP; the registry validates exactly as over NATS. */
+  /**
+   * Agents that cannot speak NATS register over HTTP; the registry validates exactly as over NATS.
+   * The token's principal is the identity that registers: the first to register a capability owns
+   * it, anyone else is refused (403 `capability_owned`), and each identity's registrations are
+   * rate-limited (429 with `Retry-After`).
+   */
   @Post('register')
   @Roles('agent')
-  async register(@Req() req: AuthedRequest) {
-    const body = (req.body ?? {}) as { registration?: unknown; instanceId?: unknown };
-    const payload = body.registration
-      ? body
-      : { registration: body, instanceId: (body as { instanceId?: unknown }).instanceId };
+  async register(@Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response) {
+    const body = isRecord(req.body) ? req.body : {};
+    const payload = body.registration ? body : { registration: body, instanceId: body.instanceId };
+    const subject = registerSubject(this.runtime.prefix, req.principal.id, payload.registration);
     try {
-      return await this.runtime.messaging.request(registrySubjects(this.runtime.prefix).register, payload, {
-        timeoutMs: 5000,
-      });
+      return await this.runtime.messaging.request(subject, payload, { timeoutMs: 5000 });
     } catch (error) {
-      const e = error as { code?: string; message?: string; details?: unknown };
-      if (e.code === 'invalid_registration')
-        throw apiError(400, 'invalid_registration', e.message ?? 'registration rejected', e.details ?? {});
-      if (e.code === 'NO_RESPONDERS' || e.code === 'TIMEOUT')
-        throw apiError(503, 'registry_unavailable', 'the registry did not answer; try again');
-      throw error;
+      throw registryFailure(error, res);
     }
   }
 
   @Get()
   @Roles('client', 'operator', 'agent')
-  async list() {
+  async list(@Res({ passthrough: true }) res: Response) {
     try {
       return await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix);
     } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === 'NO_RESPONDERS' || code === 'TIMEOUT')
-        throw apiError(503, 'registry_unavailable', 'the registry did not answer; try again');
-      throw error;
+      throw registryFailure(error, res);
     }
   }
+}
+
+/**
+ * The subject names the principal and the registration's capability. An id that cannot be a
+ * subject token (absent, empty, not text) is not a valid capability id either: a stand-in token
+ * takes its place and the registry refuses the body with the id's path.
+ */
+function registerSubject(prefix: string, principal: string, registration: unknown): string {
+  const id = isRecord(registration) ? registration.capabilityId : undefined;
+  try {
+    return registryAgentSubject(prefix, 'register', principal, typeof id === 'string' ? id : '-');
+  } catch {
+    return registryAgentSubject(prefix, 'register', principal, '-');
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -102,6 +102,7 @@ function line(event: LineEvent): string {
     case 'capability_registered':
     case 'capability_status_changed':
     case 'capability_deregistered':
+    case 'capability_owner_assigned':
       return event.type;
   }
 }

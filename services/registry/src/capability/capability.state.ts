@@ -1,4 +1,4 @@
-import type { CapabilityRegistration, CapabilityStatus, EventPayload } from '@flex/contracts';
+import type { CapabilityRegistration, CapabilityStatus, EventPayload, FlexEventType } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 
 export interface InstanceState {
@@ -10,19 +10,31 @@ export interface InstanceState {
 export interface CapabilityState {
   capabilityId?: string;
   registration?: CapabilityRegistration;
+  /**
+   * The identity that may register, heartbeat and deregister the capability: the first to
+   * register it, or the one an admin assigned. Undefined while nobody has (and for registrations
+   * recorded before owners were: the next registration claims it).
+   */
+  owner?: string;
   instances: Record<string, InstanceState>;
 }
 
 export const initialCapabilityState = (): CapabilityState => ({ instances: {} });
 
+/** Stored events were appended through the typed event union; this is where they are read back. */
+function payloadOf<T extends FlexEventType>(event: StoredEvent, _type: T): EventPayload<T> {
+  return event.payload as EventPayload<T>;
+}
+
 export function evolveCapability(state: CapabilityState, event: StoredEvent): CapabilityState {
   switch (event.type) {
     case 'capability_registered': {
-      const p = event.payload as EventPayload<'capability_registered'>;
+      const p = payloadOf(event, 'capability_registered');
       const previous = state.instances[p.instanceId];
       return {
         capabilityId: p.registration.capabilityId,
         registration: p.registration,
+        owner: state.owner ?? p.owner,
         instances: {
           ...state.instances,
           [p.instanceId]: {
@@ -33,16 +45,29 @@ export function evolveCapability(state: CapabilityState, event: StoredEvent): Ca
         },
       };
     }
-    case 'capability_status_changed':
-    case 'capability_deregistered': {
-      const p = event.payload as EventPayload<'capability_status_changed'>;
-      const status: CapabilityStatus = event.type === 'capability_deregistered' ? 'deregistered' : p.status;
-      const ids = p.instanceId ? [p.instanceId] : Object.keys(state.instances);
-      const instances = { ...state.instances };
-      for (const id of ids) if (instances[id]) instances[id] = { ...instances[id], status };
-      return { ...state, instances };
+    case 'capability_owner_assigned': {
+      const p = payloadOf(event, 'capability_owner_assigned');
+      return { ...state, capabilityId: state.capabilityId ?? p.capabilityId, owner: p.owner };
     }
+    case 'capability_status_changed': {
+      const p = payloadOf(event, 'capability_status_changed');
+      return withStatus(state, p.instanceId, p.status);
+    }
+    case 'capability_deregistered':
+      return withStatus(state, payloadOf(event, 'capability_deregistered').instanceId, 'deregistered');
     default:
       return state;
   }
+}
+
+/** One instance (or, without an id, every instance) takes `status`. */
+function withStatus(
+  state: CapabilityState,
+  instanceId: string | undefined,
+  status: CapabilityStatus,
+): CapabilityState {
+  const ids = instanceId ? [instanceId] : Object.keys(state.instances);
+  const instances = { ...state.instances };
+  for (const id of ids) if (instances[id]) instances[id] = { ...instances[id], status };
+  return { ...state, instances };
 }

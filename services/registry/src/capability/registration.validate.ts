@@ -8,7 +8,15 @@ import {
 export interface RegistrationIssue {
   /** Where in the registration, as `outputContract[1]` or `heartbeat.timeoutSeconds`. */
   path: string;
-  code: 'invalid_registration' | 'unknown_facet' | 'direction_mismatch' | 'missing_output_contract';
+  code:
+    | 'invalid_registration'
+    | 'unknown_facet'
+    | 'direction_mismatch'
+    | 'missing_output_contract'
+    /** The subject's identity token is not an identity name. */
+    | 'invalid_identity'
+    /** The subject names another capability than the body: one of them lies. */
+    | 'subject_mismatch';
   message: string;
 }
 

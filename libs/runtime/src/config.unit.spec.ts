@@ -1,0 +1,40 @@
+import { ConfigError, loadConfig } from './config';
+import { natsAuthOf } from './nats-auth';
+
+describe('loadConfig: NATS identity and credentials', () => {
+  it('reads the identity, its password and the TLS files', () => {
+    const config = loadConfig({
+      FLEX_NATS_USER: 'executor',
+      FLEX_NATS_PASSWORD: 's3cret',
+      FLEX_NATS_TLS_CA: '/ca.crt',
+    });
+    expect(natsAuthOf(config)).toEqual({
+      user: 'executor',
+      password: 's3cret',
+      nkeySeed: undefined,
+      credsFile: undefined,
+      tls: { caFile: '/ca.crt', certFile: undefined, keyFile: undefined },
+    });
+    expect(natsAuthOf(loadConfig({})).tls).toBeUndefined();
+  });
+
+  it.each([
+    ['a password without a user', { FLEX_NATS_PASSWORD: 'p' }, 'FLEX_NATS_USER'],
+    ['an NKey seed without a user', { FLEX_NATS_NKEY_SEED: 'SU…' }, 'FLEX_NATS_USER'],
+    [
+      'two credentials',
+      { FLEX_NATS_USER: 'u', FLEX_NATS_PASSWORD: 'p', FLEX_NATS_CREDS: '/c' },
+      'FLEX_NATS_CREDS',
+    ],
+    ['a client certificate without its key', { FLEX_NATS_TLS_CERT: '/c.crt' }, 'FLEX_NATS_TLS_KEY'],
+    ['a user that is no identity name', { FLEX_NATS_USER: 'a.b' }, 'FLEX_NATS_USER'],
+    ['a rate of zero', { FLEX_REGISTRATIONS_PER_MINUTE: '0' }, 'FLEX_REGISTRATIONS_PER_MINUTE'],
+  ])('fails fast on %s, naming the variable', (_name, env, variable) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(new RegExp(variable));
+  });
+
+  it('defaults the registration rate to a burst of 100, then 60 a minute', () => {
+    expect(loadConfig({})).toMatchObject({ FLEX_REGISTRATIONS_PER_MINUTE: 60, FLEX_REGISTRATION_BURST: 100 });
+  });
+});

@@ -1,0 +1,91 @@
+import { capabilityStreamId } from '@flex/contracts';
+import type { StoredEvent } from '@flex/event-store';
+import { runCommand, type ServiceRuntime } from '@flex/runtime';
+import type { ProjectionCatchUp } from '../registry.tokens';
+import {
+  decideCapability,
+  registryRefusalOf,
+  type RegistryCommand,
+  type RegistryRefusal,
+} from './capability.decide';
+import { evolveCapability, initialCapabilityState, type CapabilityState } from './capability.state';
+import { projectedThrough } from './liveness.repository';
+
+export interface Applied {
+  appended: StoredEvent[];
+  state: CapabilityState;
+  refusal?: RegistryRefusal;
+}
+
+/** The registry's adapter to the store: load a capability's stream, decide, append; and read-your-writes. */
+export class CapabilityCommands {
+  constructor(
+    private readonly runtime: ServiceRuntime,
+    private readonly projections: ProjectionCatchUp,
+  ) {}
+
+  async apply(capabilityId: string, cmd: RegistryCommand): Promise<Applied> {
+    const result = await runCommand({
+      store: this.runtime.store,
+      streamId: capabilityStreamId(capabilityId),
+      fold: { initialState: initialCapabilityState, evolve: evolveCapability },
+      decide: (state) => decideCapability(state, cmd, capabilityId),
+      metadata: () => ({ correlationId: capabilityId, producer: 'registry', actor: actorOf(cmd) }),
+      clock: this.runtime.clock,
+      ids: this.runtime.ids,
+    });
+    return { appended: result.appended, state: result.state, refusal: registryRefusalOf(result.decision) };
+  }
+
+  /** What the decider would refuse `cmd` for on the stream as it is now, without appending anything. */
+  async refusalOf(capabilityId: string, cmd: RegistryCommand): Promise<RegistryRefusal | undefined> {
+    const state = await this.load(capabilityId);
+    return registryRefusalOf(decideCapability(state, cmd, capabilityId));
+  }
+
+  /** The capability's owner as its stream says now (undefined: nobody owns it yet). */
+  async ownerOf(capabilityId: string): Promise<string | undefined> {
+    return (await this.load(capabilityId)).owner;
+  }
+
+  private async load(capabilityId: string): Promise<CapabilityState> {
+    const events = await this.runtime.store.readStream(capabilityStreamId(capabilityId));
+    return events.reduce(evolveCapability, initialCapabilityState());
+  }
+
+  /**
+   * Read your writes: catch the read model up until it holds what was just appended. One catch-up
+   * can come back short while any transaction is open on the server (the tailer is gap-safe), so
+   * poll, briefly and bounded; the snapshot is at worst a moment stale, never wrong for long.
+   */
+  async settle(appended: readonly StoredEvent[], timeoutMs = 5_000): Promise<void> {
+    if (appended.length === 0) return;
+    const last = appended[appended.length - 1].position;
+    const deadline = Date.now() + timeoutMs;
+    for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
+      await this.projections.catchUp();
+      if (await projectedThrough(this.runtime.database.db, 'capabilities', last)) return;
+      if (Date.now() > deadline) {
+        this.runtime.logger.warn("the capabilities read model is behind the registry's last append", {
+          position: last,
+        });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+function actorOf(cmd: RegistryCommand): string {
+  switch (cmd.kind) {
+    case 'register':
+    case 'heartbeat':
+    case 'deregister':
+      return cmd.owner;
+    case 'assign_owner':
+      return cmd.assignedBy;
+    case 'expire':
+    case 'revive':
+      return 'registry';
+  }
+}
