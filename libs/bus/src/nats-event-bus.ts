@@ -118,7 +118,14 @@ export class NatsEventBus implements EventBus {
     const parsed = parseConsumeOptions(options);
     await this.ensureConsumer(parsed);
     const jsConsumer = await this.js.consumers.get(this.streamName, parsed.durable);
-    const consumer = new NatsPullConsumer(jsConsumer, parsed, handler, this.logger, () => this.nc.isClosed());
+    const consumer = new NatsPullConsumer(
+      jsConsumer,
+      parsed,
+      handler,
+      this.logger,
+      () => this.nc.isClosed(),
+      () => this.nc.flush(),
+    );
     this.consumers.add(consumer);
     return {
       stop: async () => {

@@ -28,16 +28,24 @@ export class NatsPullConsumer implements Consumer {
     private readonly handler: DeliveryHandler,
     private readonly logger: BusLogger,
     private readonly connectionClosed: () => boolean,
+    /** Round trip to the server: once it returns, the server has seen everything sent before it. */
+    private readonly flush: () => Promise<void> = async () => undefined,
   ) {
     this.loop = this.run();
   }
 
-  /** Stops pulling, then waits for the deliveries in hand to finish. */
+  /**
+   * Stops pulling, then waits for the deliveries in hand to finish. The pull request already sent
+   * stays open on the server until it expires; the server drops it once it sees no interest in its
+   * inbox, so stop() waits until the server has seen the unsubscribe: a message published after
+   * stop() returns goes to another instance, not to a dead inbox where it would wait out ack_wait.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     this.batch?.stop();
     this.wake?.();
     await this.loop;
+    if (!this.connectionClosed()) await this.flush().catch(() => undefined);
     await Promise.all(this.inFlight);
   }
 
