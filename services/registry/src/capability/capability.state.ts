@@ -1,5 +1,5 @@
-import type { CapabilityRegistration, CapabilityStatus, EventPayload, FlexEventType } from '@flex/contracts';
-import type { StoredEvent } from '@flex/event-store';
+import type { CapabilityRegistration, CapabilityStatus } from '@flex/contracts';
+import { typedEvent, type StoredEvent } from '@flex/event-store';
 
 export interface InstanceState {
   status: CapabilityStatus;
@@ -21,15 +21,11 @@ export interface CapabilityState {
 
 export const initialCapabilityState = (): CapabilityState => ({ instances: {} });
 
-/** Stored events were appended through the typed event union; this is where they are read back. */
-function payloadOf<T extends FlexEventType>(event: StoredEvent, _type: T): EventPayload<T> {
-  return event.payload as EventPayload<T>;
-}
-
-export function evolveCapability(state: CapabilityState, event: StoredEvent): CapabilityState {
-  switch (event.type) {
+export function evolveCapability(state: CapabilityState, stored: StoredEvent): CapabilityState {
+  const event = typedEvent(stored);
+  switch (event?.type) {
     case 'capability_registered': {
-      const p = payloadOf(event, 'capability_registered');
+      const p = event.payload;
       const previous = state.instances[p.instanceId];
       return {
         capabilityId: p.registration.capabilityId,
@@ -46,15 +42,15 @@ export function evolveCapability(state: CapabilityState, event: StoredEvent): Ca
       };
     }
     case 'capability_owner_assigned': {
-      const p = payloadOf(event, 'capability_owner_assigned');
+      const p = event.payload;
       return { ...state, capabilityId: state.capabilityId ?? p.capabilityId, owner: p.owner };
     }
     case 'capability_status_changed': {
-      const p = payloadOf(event, 'capability_status_changed');
+      const p = event.payload;
       return withStatus(state, p.instanceId, p.status);
     }
     case 'capability_deregistered':
-      return withStatus(state, payloadOf(event, 'capability_deregistered').instanceId, 'deregistered');
+      return withStatus(state, event.payload.instanceId, 'deregistered');
     default:
       return state;
   }
