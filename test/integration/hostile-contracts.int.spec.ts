@@ -11,6 +11,19 @@ const deepSchema = (levels: number): Record<string, unknown> =>
 const deepRule = (levels: number): Record<string, unknown> =>
   levels === 0 ? { var: 'copyVariants' } : { '!': [deepRule(levels - 1)] };
 
+/** Issue 12's attack: `levels` nested `map`s over literal digit arrays, 358 bytes of JSON at most. */
+function nestedMaps(levels: number): unknown {
+  const build = (n: number) => {
+    const list = Array.from({ length: n }, (_, i) => i % 10);
+    let rule: unknown = list;
+    for (let i = 0; i < levels; i += 1) rule = { map: [list, rule] };
+    return rule;
+  };
+  let n = 1;
+  while (JSON.stringify(build(n + 1)).length <= 358) n += 1;
+  return build(n);
+}
+
 const base = () => ({
   objective: 'Write two LinkedIn variants',
   inputs: { channel: 'linkedin' },
@@ -90,6 +103,18 @@ const CASES: Array<[string, unknown, string, RegExp]> = [
     /eval|operator/i,
   ],
   ['a deep rule', withRule(deepRule(40)), 'outputContract.constraints[0].expr', /deep|depth|nest/i],
+  [
+    'nested maps over literal arrays (3 levels, 358 bytes)',
+    withRule(nestedMaps(3)),
+    'outputContract.constraints[0].expr',
+    /jsonlogic_too_costly.*evaluation budget of 100000 operations/,
+  ],
+  [
+    'nested maps over literal arrays (5 levels, 358 bytes)',
+    withRule(nestedMaps(5)),
+    'outputContract.constraints[0].expr.map[1].map[1].map[1].map',
+    /jsonlogic_iteration_too_deep.*at most 3 may nest/,
+  ],
   [
     'var of constructor',
     withRule({ '==': [{ var: 'constructor' }, 1] }),

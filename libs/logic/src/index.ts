@@ -1,4 +1,14 @@
-export { evaluateRule, truthy, type RuleResult } from './safe-json-logic';
+export { evaluateRule, truthy, type RuleErrorCode, type RuleResult } from './safe-json-logic';
+export {
+  configureEvaluationBudget,
+  currentEvaluationBudget,
+  DEFAULT_EVALUATION_BUDGET,
+  EvaluationBudgetExceeded,
+  Meter,
+  type BudgetResource,
+  type EvaluationBudget,
+} from './evaluation-budget';
+export { interpret } from './rule-interpreter';
 export {
   evaluateConstraints,
   constraintIdOf,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_SECRET_KEY_PATTERN } from '@flex/contracts';
+import { DEFAULT_SECRET_KEY_PATTERN, LIMITS } from '@flex/contracts';
 import { parseSecretKey } from './secrets/secret-cipher';
 
 const intFromEnv = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -40,6 +40,9 @@ const ConfigSchema = z
     FLEX_NODE_MAX_ATTEMPTS: intFromEnv(3),
     /** Deliveries of one message before a service gives up on it (dead letter; its run fails). */
     FLEX_BUS_MAX_DELIVER: intFromEnv(10),
+    /** The evaluation budget of an untrusted JSONLogic rule: operations, then allocated items. */
+    FLEX_LOGIC_MAX_OPERATIONS: intFromEnv(LIMITS.jsonLogicMaxOperations),
+    FLEX_LOGIC_MAX_ITEMS: intFromEnv(LIMITS.jsonLogicMaxItems),
     FLEX_PLANNER: z.enum(['rule-based', 'llm']).default('rule-based'),
     FLEX_LLM_BASE_URL: z.string().url().optional(),
     FLEX_LLM_API_KEY: z.string().optional(),

@@ -15,6 +15,7 @@ import {
   OutboxRelay,
   type StoredEvent,
 } from '@flex/event-store';
+import { configureEvaluationBudget } from '@flex/logic';
 import type { Migration } from 'kysely';
 import { randomIds, systemClock } from './clock';
 import type { FlexConfig } from './config';
@@ -137,6 +138,11 @@ function baseRuntime(
 ): ServiceRuntime {
   const closers: Array<() => Promise<void> | void> = [];
   let closed = false;
+  // Rules are evaluated in pure code that cannot read configuration: the budget is set for the process.
+  configureEvaluationBudget({
+    operations: config.FLEX_LOGIC_MAX_OPERATIONS,
+    items: config.FLEX_LOGIC_MAX_ITEMS,
+  });
   return {
     mode,
     config,

@@ -9,7 +9,7 @@ import {
   type Frame,
   type LiveStream,
 } from '@flex/testing';
-import { poisoned, POISON_CONSUMER, startPoisonConsumer } from './test-support/poison.consumer';
+import { overBudget, poisoned, POISON_CONSUMER, startPoisonConsumer } from './test-support/poison.consumer';
 import {
   envelopeWithPolicies,
   HeldWriter,
@@ -171,6 +171,29 @@ describe.each<[string, () => Harness]>([
     const after = await h.events(run.runId);
     expect(after.filter(isTerminalEvent).map((e) => e.type)).toEqual(['run_failed']);
     expect(after[after.length - 1].type).toBe('run_failed');
+  }, 90_000);
+
+  it('an evaluation over its budget is not retried: dead-lettered at its first delivery, the run fails with why', async () => {
+    const envelope = envelopeWithPolicies([]);
+    const run = await h.client.start({
+      ...envelope,
+      objective: overBudget(String(envelope.objective), ['node_start']),
+    });
+    const frames = await ended(run);
+    const failed = frames[frames.length - 1];
+    expect(failed).toMatchObject({
+      type: 'run_failed',
+      payload: {
+        code: 'dead_lettered',
+        reason: expect.stringMatching(
+          /^poison could not handle node_start \(event .+\) after 1 deliveries: .*evaluation budget of 100000 operations/,
+        ),
+        deadLetter: { consumer: POISON_CONSUMER, eventType: 'node_start', deliveryCount: 1 },
+      },
+    });
+    writer.pass(run.runId);
+    const stored = await h.events(run.runId);
+    expect(stored.filter(isTerminalEvent).map((e) => e.type)).toEqual(['run_failed']);
   }, 90_000);
 
   it('never fails a run that has ended: a dead-lettered `complete` leaves the run complete', async () => {

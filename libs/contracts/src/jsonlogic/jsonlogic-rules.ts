@@ -2,6 +2,7 @@ import { formatIssuePath } from '../shared/issue-path';
 import { LIMITS } from '../shared/limits';
 import { isPlainObject } from '../shared/plain-object';
 import type { ValidationIssue } from '../normalizer/validation-issue';
+import { jsonLogicCostProblems } from './jsonlogic-cost';
 
 /**
  * The JSONLogic operators a condition or constraint may use: json-logic-js's pure operators.
@@ -69,7 +70,8 @@ interface WalkState {
  * Checks a JSONLogic rule against the operator allowlist, the depth cap
  * ({@link LIMITS.jsonLogicMaxDepth}), the size cap ({@link LIMITS.jsonLogicMaxNodes}) and the
  * data-path rules (`var`/`missing` paths must be literal and never name `__proto__`,
- * `prototype` or `constructor`). Returns issues whose paths start with `path`.
+ * `prototype` or `constructor`), then the cost caps of `jsonlogic-cost.ts` (nested iterations,
+ * estimated cost). Returns issues whose paths start with `path`.
  */
 export function validateJsonLogic(rule: unknown, path = ''): ValidationIssue[] {
   return jsonLogicProblems(rule).map((p) => {
@@ -99,7 +101,7 @@ export function jsonLogicProblems(rule: unknown): JsonLogicProblem[] {
   }
   const state: WalkState = { nodes: 0, problems: [], tooLarge: false };
   visit(rule, [], 1, state);
-  return state.problems;
+  return state.problems.length > 0 ? state.problems : jsonLogicCostProblems(rule);
 }
 
 function visit(node: unknown, path: PropertyKey[], depth: number, state: WalkState): void {
@@ -175,6 +177,8 @@ function visitDataPaths(op: string, args: unknown, at: PropertyKey[], depth: num
     return;
   }
   if (op === 'missing_some') {
+    // The count is evaluated like any operand: it must pass the same checks.
+    if (list.length > 0) visit(list[0], Array.isArray(args) ? [...at, 0] : at, depth + 2, state);
     const paths = list[1];
     if (Array.isArray(paths)) paths.forEach((p, i) => checkDataPath(p, [...at, 1, i], state));
     else checkDataPath(paths, [...at, 1], state);

@@ -109,9 +109,59 @@ describe('validateJsonLogic', () => {
     }
   });
 
+  it('checks the count of missing_some like any operand', () => {
+    expect(validateJsonLogic({ missing_some: [{ log: 1 }, ['a']] }, 'cond')).toEqual([
+      expect.objectContaining({ path: 'cond.missing_some[0].log', code: 'jsonlogic_operator_not_allowed' }),
+    ]);
+    expect(validateJsonLogic({ missing_some: [{ '+': [1, 1] }, ['a']] })).toEqual([]);
+  });
+
   it('prefixes root paths correctly', () => {
     expect(validateJsonLogic({ method: [] })[0].path).toBe('method');
     expect(validateJsonLogic({ and: [{ method: [] }] }, 'x[2]')[0].path).toBe('x[2].and[0].method');
+  });
+});
+
+describe('the cost caps of a rule', () => {
+  const digits = (n: number) => Array.from({ length: n }, (_, i) => i % 10);
+  const body = { '>=': [{ var: '' }, 0] };
+
+  it('accepts three iterations nested in one another, over data', () => {
+    const rule = { all: [{ var: 'xs' }, { some: [{ var: 'ys' }, { none: [{ var: 'zs' }, body] }] }] };
+    expect(validateJsonLogic(rule)).toEqual([]);
+  });
+
+  it('refuses a fourth, at its path (iterations in a source do not nest)', () => {
+    const inner = { map: [{ var: 'a' }, { filter: [{ var: 'b' }, body] }] };
+    const rule = { all: [{ map: [{ var: 'xs' }, body] }, { some: [{ var: 'ys' }, inner] }] };
+    expect(validateJsonLogic(rule, 'cond')).toEqual([
+      expect.objectContaining({
+        path: 'cond.all[1].some[1].map[1].filter',
+        code: 'jsonlogic_iteration_too_deep',
+        message: expect.stringMatching(/at most 3 may nest/),
+      }),
+    ]);
+  });
+
+  it('refuses literal arrays that multiply past the budget, at the node where they cross it', () => {
+    const rule = { and: [{ all: [digits(400), { all: [digits(400), body] }] }] };
+    expect(validateJsonLogic(rule, 'cond')).toEqual([
+      expect.objectContaining({
+        path: 'cond.and[0].all',
+        code: 'jsonlogic_too_costly',
+        message: expect.stringMatching(/over the evaluation budget of 100000 operations and 300000 items/),
+      }),
+    ]);
+    expect(validateJsonLogic({ all: [digits(100), { all: [digits(100), body] }] })).toEqual([]);
+  });
+
+  it('counts texts a rule builds, and every branch', () => {
+    const long = 'x'.repeat(LIMITS.jsonLogicMaxItems / 2);
+    expect(validateJsonLogic({ '==': [{ cat: [long, long, long] }, ''] }).map((i) => i.code)).toEqual([
+      'jsonlogic_too_costly',
+    ]);
+    const bomb = { map: [digits(400), { map: [digits(400), 1] }] };
+    expect(validateJsonLogic({ if: [{ var: 'never' }, bomb, 1] }).map((i) => i.path)).toEqual(['if[1].map']);
   });
 });
 

@@ -1,7 +1,8 @@
-import { evaluateRule } from '@flex/logic';
+import { LIMITS } from '@flex/contracts';
+import { evaluateRule, Meter } from '@flex/logic';
 import type { Domain } from './domain';
 import { fromValues } from './domain-values';
-import { charge, noteRisk, type EvalState } from './eval-state';
+import { AnalysisLimitError, allocate, charge, noteRisk, type EvalState } from './eval-state';
 import { isPrimitive } from './value-key';
 
 // When every operand of an operator has a short list of possible values, the operator's exact
@@ -39,6 +40,22 @@ function choices(d: Domain): unknown[] | undefined {
   return d.absent ? [...values, undefined] : values;
 }
 
+/**
+ * Runs the operator on one combination under what is left of the analysis's item budget, and
+ * counts what it allocated. A probe over the evaluation budget leaves the rule undecided: it is
+ * not a value the runtime computes, and not a throw of the operator either.
+ */
+function probe(op: string, combination: unknown[], state: EvalState) {
+  const items = Math.max(0, state.itemBudget - state.items);
+  const meter = new Meter({ operations: LIMITS.jsonLogicMaxOperations, items });
+  const outcome = evaluateRule({ [op]: combination }, null, meter);
+  allocate(state, meter.items);
+  if (!outcome.ok && outcome.code === 'evaluation_budget_exceeded') {
+    throw new AnalysisLimitError('budget', `probing \`${op}\` ${outcome.error}`);
+  }
+  return outcome;
+}
+
 /** Every way to pick one value from each list, in order. */
 export function combinations(lists: readonly (readonly unknown[])[]): unknown[][] {
   let all: unknown[][] = [[]];
@@ -64,7 +81,7 @@ export function enumerateOperator(op: string, operands: readonly Domain[], state
       results.push(true, false);
       continue;
     }
-    const outcome = evaluateRule({ [op]: combination }, null);
+    const outcome = probe(op, combination, state);
     if (outcome.ok) results.push(outcome.value);
     else noteRisk(state, `\`${op}\` may throw: ${outcome.error}`);
   }

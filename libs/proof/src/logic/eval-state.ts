@@ -1,7 +1,8 @@
+import { LIMITS } from '@flex/contracts';
 import type { Finding } from '../verdict';
 import type { Domain } from './domain';
 
-/** Why an analysis stopped early: too many abstract operations, or nesting too deep. */
+/** Why an analysis stopped early: too many abstract operations or allocated items, or nesting too deep. */
 export class AnalysisLimitError extends Error {
   override readonly name = 'AnalysisLimitError';
   constructor(
@@ -16,6 +17,9 @@ export class AnalysisLimitError extends Error {
 export interface EvalState {
   cost: number;
   readonly budget: number;
+  /** Items the analysis allocated: texts it joined, values its concrete probes created. */
+  items: number;
+  readonly itemBudget: number;
   /** Why some evaluation may throw at runtime (the constraint then fails: never `proven`). */
   readonly throwReasons: string[];
   /** Operators whose outcome could not be decided, keyed to keep one finding per place. */
@@ -26,8 +30,8 @@ export const MAX_EVAL_DEPTH = 96;
 const MAX_READS = 6;
 const MAX_FINDINGS = 12;
 
-export function newState(budget: number): EvalState {
-  return { cost: 0, budget, throwReasons: [], undecided: new Map() };
+export function newState(budget: number, itemBudget: number = LIMITS.jsonLogicMaxItems): EvalState {
+  return { cost: 0, budget, items: 0, itemBudget, throwReasons: [], undecided: new Map() };
 }
 
 /** Counts `n` abstract operations against the budget. */
@@ -36,6 +40,17 @@ export function charge(state: EvalState, n = 1): void {
   if (state.cost > state.budget) {
     const message = `the analysis needs more than ${state.budget} abstract operations`;
     throw new AnalysisLimitError('budget', message);
+  }
+}
+
+/**
+ * Counts `n` allocated items against the item budget: the steps alone do not bound memory, since
+ * one step can join long texts or run an operator on listed values.
+ */
+export function allocate(state: EvalState, n: number): void {
+  state.items += n;
+  if (state.items > state.itemBudget) {
+    throw new AnalysisLimitError('budget', `the analysis allocates more than ${state.itemBudget} items`);
   }
 }
 

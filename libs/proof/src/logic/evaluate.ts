@@ -3,6 +3,7 @@ import { join, joinAll, listedValues } from './domain-join';
 import { constDomain, fromValues } from './domain-values';
 import { combinations, enumerateOperator } from './enumerate';
 import {
+  allocate,
   AnalysisLimitError,
   charge,
   MAX_EVAL_DEPTH,
@@ -169,7 +170,8 @@ function evaluateEager(name: string, op: Operation, ctx: Context): Evaluated {
   const reads = mergeReads(...args.map((a) => a.reads));
   charge(ctx.state, domains.length);
   const risk = (why: string) => noteRisk(ctx.state, why);
-  const result = enumerateOperator(name, domains, ctx.state) ?? transfer(name, domains, risk);
+  const allocated = (items: number) => allocate(ctx.state, items);
+  const result = enumerateOperator(name, domains, ctx.state) ?? transfer(name, domains, risk, allocated);
   const t = truthiness(result);
   if (BOOLEAN_OPERATORS.has(name) && t.true && t.false) {
     const message = `\`${name}\` may be true or false for the values the schemas admit`;

@@ -19,7 +19,10 @@ import { kindsOf } from './kinds';
 // Transfer functions of the operators that evaluate every operand first: the result set of the
 // operator over operand sets, used when the operands are not short lists (see enumerate.ts).
 
-type Transfer = (args: readonly Domain[], risk: RiskSink) => Domain;
+/** Counts items a transfer function allocates (texts it joins) against the analysis's budget. */
+export type AllocationSink = (items: number) => void;
+
+type Transfer = (args: readonly Domain[], risk: RiskSink, allocate: AllocationSink) => Domain;
 
 const arg = (args: readonly Domain[], i: number): Domain => args[i] ?? ABSENT;
 const numbers = (set: NumberSet): Domain =>
@@ -117,7 +120,12 @@ export function isEagerOperator(op: string): boolean {
 }
 
 /** The result set of an eager operator over operand sets. */
-export function transfer(op: string, args: readonly Domain[], risk: RiskSink): Domain {
+export function transfer(
+  op: string,
+  args: readonly Domain[],
+  risk: RiskSink,
+  allocate: AllocationSink,
+): Domain {
   const f = TRANSFERS[op];
-  return f === undefined ? EMPTY : f(args, risk);
+  return f === undefined ? EMPTY : f(args, risk, allocate);
 }

@@ -14,6 +14,8 @@ export interface RuleProof {
 export interface ProveRuleOptions {
   /** Abstract operations allowed before giving up with `unknown` (default {@link DEFAULT_RULE_BUDGET}). */
   readonly budget?: number;
+  /** Items the analysis may allocate (texts joined, probe results) before giving up with `unknown`. */
+  readonly itemBudget?: number;
 }
 
 export const DEFAULT_RULE_BUDGET = 20_000;
@@ -34,7 +36,7 @@ export function proveRule(rule: unknown, data: Domain, options: ProveRuleOptions
   if (!hasValues(data)) {
     return unknown([finding('', [], 'no data value satisfies the schemas, so nothing is decided')]);
   }
-  const state = newState(options.budget ?? DEFAULT_RULE_BUDGET);
+  const state = newState(options.budget ?? DEFAULT_RULE_BUDGET, options.itemBudget);
   let result: Evaluated;
   try {
     result = analyse(rule, rootScope(data), state);

@@ -106,6 +106,20 @@ describe('limits and robustness', () => {
     expect(proof).toMatchObject({ verdict: 'unknown', findings: [{ keywords: ['budget'] }] });
   });
 
+  it('counts the items it allocates, not only its steps, and leaves a rule past them unknown', () => {
+    const s = dataOf({ s: { enum: ['abc', 'de'] } });
+    const joined = { '==': [{ cat: [{ var: 's' }, '-', { var: 's' }] }, 'abc-de'] };
+    expect(proveRule(joined, s).verdict).toBe('unknown');
+    const starved = proveRule(joined, s, { itemBudget: 10 });
+    expect(starved).toMatchObject({ verdict: 'unknown', findings: [{ keywords: ['budget'] }] });
+    expect(starved.findings[0].message).toMatch(/allocates more than 10 items/);
+    // A probe past the evaluation budget is no value and no throw either: undecided.
+    const long = { '==': [{ reduce: [{ var: 'xs' }, { cat: [{ var: 'accumulator' }, 'x'] }, 'x'] }, ''] };
+    const xs = dataOf({ xs: { type: 'array', items: { type: 'integer' } } });
+    expect(proveRule(long, xs, { itemBudget: 3 })).toMatchObject({ verdict: 'unknown' });
+    expect(proveRule(long, xs).verdict).toBe('refuted');
+  });
+
   it('never throws on rules the validator refuses', () => {
     const d = constDomain({ a: 1 });
     const refused = [

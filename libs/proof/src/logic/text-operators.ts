@@ -9,15 +9,21 @@ import { BOTH, eitherOutcome, NEITHER, outcomes, type Outcomes } from './number-
 
 // `cat`, `substr`, `in` and `merge` over domains.
 
-/** `cat`: every operand joined as text (null and undefined as ''). */
-export function catTransfer(args: readonly Domain[], risk: RiskSink): Domain {
+/** `cat`: every operand joined as text (null and undefined as ''); the texts joined are allocated. */
+export function catTransfer(
+  args: readonly Domain[],
+  risk: RiskSink,
+  allocate: (items: number) => void,
+): Domain {
   const views = args.map((a) => stringView(a, 'join', risk));
   const known = views.filter((v): v is StringView => v !== undefined);
   if (known.length < views.length) return EMPTY;
   const count = known.reduce((n, v) => n * (v.values?.length ?? Infinity), 1);
   if (count <= FINITE_LIMIT) {
-    const texts = combinations(known.map((v) => v.values ?? [])).map((parts) => parts.join(''));
-    return fromValues(texts);
+    const pieces = combinations(known.map((v) => v.values ?? []));
+    const length = (part: unknown) => (typeof part === 'string' ? part.length : 0);
+    for (const parts of pieces) allocate(parts.reduce<number>((n, part) => n + length(part), 0));
+    return fromValues(pieces.map((parts) => parts.join('')));
   }
   const min = known.reduce((n, v) => n + v.minLength, 0);
   const max = known.reduce((n, v) => n + v.maxLength, 0);

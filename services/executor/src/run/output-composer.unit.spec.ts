@@ -154,6 +154,37 @@ describe('composeFinalOutput: schema, then every constraint', () => {
     });
   });
 
+  it('fails a hard constraint over its evaluation budget as not holding, with the reason, never a throw', () => {
+    // Within the static limits (its literal arrays cost ~60,000 operations per variant), over the
+    // budget on two variants: the data decides, so only the run-time budget can stop it.
+    const digits = Array.from({ length: 100 }, (_, i) => i % 10);
+    const costly: ConstraintSpec = {
+      constraintId: 'costly',
+      level: 'hard',
+      expr: {
+        all: [{ var: 'copyVariants' }, { all: [digits, { all: [digits, { '>=': [{ var: '' }, 0] }] }] }],
+      },
+    };
+    const one = composeFinalOutput(finishedRun([costly], { copyVariants: [variant(1)], overallScore: 0.9 }));
+    expect(one).toMatchObject({ ok: true });
+    const two = composeFinalOutput(
+      finishedRun([costly], { copyVariants: [variant(1), variant(2)], overallScore: 0.9 }),
+    );
+    expect(two).toMatchObject({
+      ok: false,
+      reason: 'constraint_failed',
+      errors: [
+        {
+          path: '/constraints/costly',
+          message: expect.stringMatching(
+            /could not be evaluated: the rule needs more than its evaluation budget of 100000 operations/,
+          ),
+          roots: ['copyVariants'],
+        },
+      ],
+    });
+  });
+
   it('checks the caller schema first (output_invalid)', () => {
     const composed = composeFinalOutput(
       finishedRun([MIN_QA], {

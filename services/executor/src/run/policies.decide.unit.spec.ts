@@ -155,6 +155,36 @@ describe('executor: runtime policies (given events, when a trigger, then events)
     expectValidPayloads(events);
   });
 
+  it('a condition over its evaluation budget fails closed: DENY (hard) naming the budget, and the action runs', () => {
+    // Within the static limits; the writer's two variants take it over the run-time budget.
+    const digits = Array.from({ length: 100 }, (_, i) => i % 10);
+    const costly: RuntimePolicy = {
+      id: 'costly',
+      trigger: {
+        kind: 'onNodeComplete',
+        selector: { nodeId: 'execution-1' },
+        condition: {
+          all: [{ var: 'copyVariants' }, { all: [digits, { all: [digits, { '>=': [{ var: '' }, 0] }] }] }],
+        },
+      },
+      action: { type: 'fail', message: 'condition too costly' },
+    };
+    const state = given([costly], ...writerDone);
+    const { events } = decideOnEvent(
+      state,
+      [{ kind: 'onNodeComplete', nodeId: 'execution-1', eventId: lastId(state) }],
+      now,
+      { limits },
+    );
+    expect(types(events)).toEqual(['policy_triggered', 'run_failed']);
+    expect((events[0].payload as { decision: unknown }).decision).toMatchObject({
+      result: 'DENY',
+      severity: 'hard',
+      reason: expect.stringMatching(/fail closed.*evaluation budget of 100000 operations/),
+    });
+    expectValidPayloads(events);
+  });
+
   it('onValidationFail: a failed output check on the selected node fails the run', () => {
     const policy: RuntimePolicy = {
       id: 'strict_writer',

@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { FlexEventErrorFilter } from '@flex/bus';
 import type { EventPayload } from '@flex/contracts';
+import { interpret, Meter } from '@flex/logic';
 import type { StoredEvent } from '@flex/event-store';
 import { eventsTransport, type ServiceRuntime } from '@flex/runtime';
 
@@ -17,9 +18,22 @@ export function poisoned(objective: string, types: readonly string[]): string {
 }
 
 /**
+ * The objective's marker naming the event types on which the poison consumer evaluates a rule
+ * over its evaluation budget: `EvaluationBudgetExceeded`, thrown as a handler that did not catch
+ * it would throw it. Not retryable, so the message dead-letters at its first delivery.
+ */
+export function overBudget(objective: string, types: readonly string[]): string {
+  return `${objective} [over budget: ${types.join(' ')}]`;
+}
+
+/** Three nested `map`s over 40 items, the innermost allocating 40 more: 2.5 million steps. */
+const list = Array.from({ length: 40 }, (_, i) => i);
+const COSTLY_RULE = { map: [list, { map: [list, { map: [list, list] }] }] };
+
+/**
  * A handler that fails on every delivery of the events its run's objective names (see
  * {@link poisoned}), as a bug or a bad message would: a retryable error each time, until the
- * message dead-letters.
+ * message dead-letters; or with an evaluation over its budget (see {@link overBudget}).
  */
 @Controller()
 class PoisonHandler {
@@ -48,6 +62,8 @@ class PoisonHandler {
   private async check(event: StoredEvent): Promise<void> {
     const [start] = await this.runtime.store.readStream(event.streamId, { limit: 1 });
     const objective = (start?.payload as EventPayload<'start'> | undefined)?.envelope.objective ?? '';
+    const costly = /\[over budget: ([a-z_ ]+)\]/.exec(objective);
+    if (costly && costly[1].split(' ').includes(event.type)) interpret(COSTLY_RULE, {}, new Meter());
     const marker = /\[poison: ([a-z_ ]+)\]/.exec(objective);
     if (marker && marker[1].split(' ').includes(event.type)) {
       throw Object.assign(new Error(`poisoned ${event.type} of ${event.streamId}`), {
