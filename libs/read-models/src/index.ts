@@ -3,6 +3,7 @@ export { runsProjection } from './runs.projection';
 export { capabilitiesProjection } from './capabilities.projection';
 export {
   listRuns,
+  countWorkingRuns,
   getRunDetail,
   listCapabilityInstances,
   type RunSummary,

@@ -1,8 +1,11 @@
 import { Controller, Get, Inject, Post, Req, UseGuards } from '@nestjs/common';
 import { registrySubjects } from '@flex/bus';
+import { CapabilityRegistrationSchema } from '@flex/contracts';
+import { z } from 'zod';
 import { fetchCapabilitySnapshot, RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { apiError } from '../http/api-error';
+import { ApiDoc } from '../openapi/api-doc.decorator';
 
 @Controller('api/v1/flex/capabilities')
 @UseGuards(AuthGuard)
@@ -12,6 +15,27 @@ export class CapabilitiesController {
   /** Agents that cannot speak NATS register over HTTP; the registry validates exactly as over NATS. */
   @Post('register')
   @Roles('agent')
+  @ApiDoc({
+    summary: 'Register a capability (agents that cannot speak NATS)',
+    body: {
+      schema: z.strictObject({
+        registration: CapabilityRegistrationSchema,
+        instanceId: z.string().optional(),
+      }),
+      example: {
+        registration: {
+          capabilityId: 'example.knobs',
+          version: '1.0.0',
+          displayName: 'Knob setter',
+          summary: 'Chooses plan knobs from a tone.',
+          inputContract: ['toneOfVoice'],
+          outputContract: ['planKnobs'],
+        },
+        instanceId: 'i1',
+      },
+      required: true,
+    },
+  })
   async register(@Req() req: AuthedRequest) {
     const body = (req.body ?? {}) as { registration?: unknown; instanceId?: unknown };
     const payload = body.registration
@@ -33,6 +57,7 @@ export class CapabilitiesController {
 
   @Get()
   @Roles('client', 'operator', 'agent')
+  @ApiDoc({ summary: 'The live capability registry' })
   async list() {
     try {
       return await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix);
