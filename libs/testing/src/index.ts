@@ -4,3 +4,4 @@ export * from './given';
 export * from './processes';
 export * from './flex-client';
 export * from './openai-server';
+export * from './raw-http';
