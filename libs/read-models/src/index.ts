@@ -3,6 +3,7 @@ export { createRunsProjection, type RunsProjectionOptions } from './runs.project
 export { capabilitiesProjection } from './capabilities.projection';
 export {
   listRuns,
+  countWorkingRuns,
   getRunDetail,
   listCapabilityInstances,
   type RunSummary,

@@ -1,5 +1,6 @@
 import type { CapabilityRegistration, DiagnosticsBundle } from '@flex/contracts';
 import type { EventStoreDatabase } from '@flex/event-store';
+import type { RunState } from '@flex/run-model';
 import type { Kysely, Selectable } from 'kysely';
 import type { ReadModelDatabase, RunsTable } from './read-models.table';
 
@@ -103,6 +104,23 @@ export async function listRuns(
   if (options.owner) query = query.where('owner', '=', options.owner);
   if (options.status) query = query.where('status', '=', options.status);
   return (await query.execute()).map(toSummary);
+}
+
+/** The statuses of a run that is using the system (not resting paused or on a human, not ended). */
+const WORKING: ReadonlyArray<RunState['status']> = ['planning', 'running'];
+
+/**
+ * How many of `owner`'s runs are working: planning or running. A run resting paused, or waiting
+ * only for a human, holds no capacity and is not counted; resuming it counts it again.
+ */
+export async function countWorkingRuns(db: Kysely<EventStoreDatabase>, owner: string): Promise<number> {
+  const row = await readModels(db)
+    .selectFrom('runs')
+    .select((eb) => eb.fn.countAll<string | number>().as('working'))
+    .where('owner', '=', owner)
+    .where('status', 'in', [...WORKING])
+    .executeTakeFirst();
+  return Number(row?.working ?? 0);
 }
 
 export async function getRunDetail(

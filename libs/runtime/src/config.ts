@@ -4,6 +4,29 @@ import { parseSecretKey } from './secrets/secret-cipher';
 
 const intFromEnv = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/**
+ * What one HTTP server and one API token may hold (docs/security/http-limits-and-fuzz.md). The
+ * timeouts are the server's: headers, the whole request (headers and body), and an idle keep-alive
+ * connection; the rest are per token, except FLEX_LIMIT_CONNECTIONS (all sockets of the server).
+ */
+const HTTP_LIMITS = {
+  FLEX_LIMIT_HEADERS_TIMEOUT_MS: intFromEnv(10_000),
+  FLEX_LIMIT_REQUEST_TIMEOUT_MS: intFromEnv(30_000),
+  FLEX_LIMIT_IDLE_TIMEOUT_MS: intFromEnv(5_000),
+  FLEX_LIMIT_CONNECTIONS: intFromEnv(1_024),
+  /** Requests of one token in flight at once (an open SSE stream is one). */
+  FLEX_LIMIT_CONNECTIONS_PER_TOKEN: intFromEnv(64),
+  FLEX_LIMIT_STREAMS_PER_TOKEN: intFromEnv(16),
+  /** Runs of one token planning or running at once (resting paused or on a human, a run does not count). */
+  FLEX_LIMIT_RUNS_PER_TOKEN: intFromEnv(8),
+  /** The token bucket of each token: refilled at this rate, holding at most the burst. */
+  FLEX_LIMIT_REQUESTS_PER_SECOND: intFromEnv(50),
+  FLEX_LIMIT_REQUEST_BURST: intFromEnv(100),
+  /** An SSE reader whose unsent bytes stay above this for FLEX_LIMIT_SSE_STALL_MS is dropped. */
+  FLEX_LIMIT_SSE_BUFFER_BYTES: intFromEnv(1024 * 1024),
+  FLEX_LIMIT_SSE_STALL_MS: intFromEnv(10_000),
+};
+
 const ConfigSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -57,8 +80,16 @@ const ConfigSchema = z
       .string()
       .refine(compiles, { error: 'expected a regular expression' })
       .default(DEFAULT_SECRET_KEY_PATTERN),
+    /** When set, `GET /metrics` answers only `Authorization: Bearer <this>` (unset: open, as a scrape target). */
+    FLEX_METRICS_TOKEN: z.string().min(16, 'FLEX_METRICS_TOKEN must be at least 16 characters').optional(),
+    ...HTTP_LIMITS,
   })
-  .superRefine(checkNatsAuth);
+  .superRefine(checkNatsAuth)
+  .refine((c) => c.FLEX_LIMIT_HEADERS_TIMEOUT_MS <= c.FLEX_LIMIT_REQUEST_TIMEOUT_MS, {
+    // Node refuses a server whose headers may take longer than the whole request.
+    message: 'FLEX_LIMIT_HEADERS_TIMEOUT_MS must not exceed FLEX_LIMIT_REQUEST_TIMEOUT_MS',
+    path: ['FLEX_LIMIT_HEADERS_TIMEOUT_MS'],
+  });
 
 /** NATS credentials that could never work fail at start, not at the first connection. */
 function checkNatsAuth(c: Partial<Record<string, unknown>>, ctx: z.RefinementCtx): void {

@@ -1,8 +1,12 @@
-import { Controller, Get, Header, HttpException, Inject } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Controller, Get, Header, Headers, HttpException, Inject } from '@nestjs/common';
 import { sql } from 'kysely';
 import { RUNTIME, type ServiceRuntime } from './runtime';
 
-/** `GET /healthz` (the database answers) and `GET /metrics` (Prometheus text); no auth. */
+/**
+ * `GET /healthz` (the database answers; no auth) and `GET /metrics` (Prometheus text; open, or
+ * `Authorization: Bearer <FLEX_METRICS_TOKEN>` when that is set).
+ */
 @Controller()
 export class HealthController {
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {}
@@ -23,7 +27,27 @@ export class HealthController {
 
   @Get('metrics')
   @Header('Content-Type', 'text/plain; version=0.0.4')
-  metrics(): string {
+  metrics(@Headers('authorization') authorization?: string): string {
+    const expected = this.runtime.config.FLEX_METRICS_TOKEN;
+    if (expected !== undefined && !bearerMatches(authorization, expected))
+      throw new HttpException(
+        {
+          error: {
+            code: 'unauthorized',
+            message: 'GET /metrics needs Authorization: Bearer <FLEX_METRICS_TOKEN>',
+            details: {},
+          },
+        },
+        401,
+      );
     return this.runtime.metrics.render();
   }
+}
+
+/** Compared as digests, so the time taken says nothing about how much of the token matched. */
+function bearerMatches(header: string | undefined, expected: string): boolean {
+  const given = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+  if (given === undefined) return false;
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }

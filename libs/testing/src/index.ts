@@ -5,3 +5,4 @@ export * from './processes';
 export * from './flex-client';
 export * from './openai-server';
 export { startNats, type NatsTestServer, type NatsTestServerOptions } from './nats-server';
+export * from './raw-http';

@@ -158,7 +158,7 @@ describe('an agent output that cannot be stored (embedded, HTTP and SSE)', () =>
       status: 400,
       body: {
         error: {
-          code: 'invalid_request',
+          code: 'unstorable_text',
           message: expect.stringMatching(/^payload\.copyVariants\[0\]\.body: contains an unpaired/),
         },
       },

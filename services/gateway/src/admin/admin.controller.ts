@@ -2,6 +2,7 @@ import { Controller, Inject, Post, UseGuards } from '@nestjs/common';
 import { projectionsFor } from '@flex/read-models';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, Roles } from '../auth/auth.guard';
+import { ApiDoc } from '../openapi/api-doc.decorator';
 
 @Controller('api/v1/flex/admin')
 @UseGuards(AuthGuard)
@@ -11,6 +12,7 @@ export class AdminController {
   /** Drop every read model and rebuild it from position 0 of the event store. */
   @Post('projections/rebuild')
   @Roles('admin')
+  @ApiDoc({ summary: 'Drop the read models and rebuild them from position 0' })
   async rebuild() {
     const runner = projectionsFor(this.runtime.database.db, this.runtime.store);
     const started = Date.now();

@@ -1,21 +1,29 @@
 import { CanActivate, ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
-import { apiError } from '../http/api-error';
+import type { Request, Response } from 'express';
+import { apiError, tooManyRequests } from '../http/api-error';
+import type { ClientLimits } from '../limits/client-limits';
 import type { ApiTokens, Principal, Role } from './api-tokens';
 
 export const API_TOKENS = Symbol.for('flex.apiTokens');
-const ROLES_KEY = 'flex:roles';
+export const CLIENT_LIMITS = Symbol.for('flex.clientLimits');
+export const ROLES_KEY = 'flex:roles';
 
 /** Roles allowed on a route; `admin` is always allowed. */
 export const Roles = (...roles: Role[]) => SetMetadata(ROLES_KEY, roles);
 
 export type AuthedRequest = Request & { principal: Principal };
 
+/**
+ * Authenticates, authorizes and admits a request (the token's rate and requests in flight) before
+ * anything reads its body: the JSON body is read after the guards (JsonBodyInterceptor), so a
+ * request without a valid token costs its headers only.
+ */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     @Inject(API_TOKENS) private readonly tokens: ApiTokens,
+    @Inject(CLIENT_LIMITS) private readonly limits: ClientLimits,
     private readonly reflector: Reflector,
   ) {}
 
@@ -34,6 +42,10 @@ export class AuthGuard implements CanActivate {
     if (principal.role !== 'admin' && !roles.includes(principal.role)) {
       throw apiError(403, 'forbidden', `role ${principal.role} may not do this`, { allowed: roles });
     }
+    const admission = this.limits.admitRequest(principal.id);
+    if (!admission.ok) throw tooManyRequests(admission.refusal);
+    // 'close' comes once the response is sent or the client has gone, whichever is first.
+    context.switchToHttp().getResponse<Response>().once('close', admission.release);
     req.principal = principal;
     return true;
   }

@@ -1,8 +1,11 @@
 import { Controller, Get, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { registryAgentSubject } from '@flex/bus';
+import { CapabilityRegistrationSchema } from '@flex/contracts';
 import { fetchCapabilitySnapshot, RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { z } from 'zod';
 import type { Response } from 'express';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
+import { ApiDoc } from '../openapi/api-doc.decorator';
 import { registryFailure } from './registry-reply';
 
 @Controller('api/v1/flex/capabilities')
@@ -18,6 +21,27 @@ export class CapabilitiesController {
    */
   @Post('register')
   @Roles('agent')
+  @ApiDoc({
+    summary: 'Register a capability (agents that cannot speak NATS)',
+    body: {
+      schema: z.strictObject({
+        registration: CapabilityRegistrationSchema,
+        instanceId: z.string().optional(),
+      }),
+      example: {
+        registration: {
+          capabilityId: 'example.knobs',
+          version: '1.0.0',
+          displayName: 'Knob setter',
+          summary: 'Chooses plan knobs from a tone.',
+          inputContract: ['toneOfVoice'],
+          outputContract: ['planKnobs'],
+        },
+        instanceId: 'i1',
+      },
+      required: true,
+    },
+  })
   async register(@Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response) {
     const body = isRecord(req.body) ? req.body : {};
     const payload = body.registration ? body : { registration: body, instanceId: body.instanceId };
@@ -31,6 +55,7 @@ export class CapabilitiesController {
 
   @Get()
   @Roles('client', 'operator', 'agent')
+  @ApiDoc({ summary: 'The live capability registry' })
   async list(@Res({ passthrough: true }) res: Response) {
     try {
       return await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix);

@@ -1,5 +1,6 @@
 import { Controller, Get, Header } from '@nestjs/common';
 import { DASHBOARD_HTML } from './dashboard.page';
+import { ApiDoc } from '../openapi/api-doc.decorator';
 
 /**
  * A small operator dashboard: the page itself is public and static; every call it makes goes to
@@ -8,6 +9,7 @@ import { DASHBOARD_HTML } from './dashboard.page';
 @Controller()
 export class DashboardController {
   @Get()
+  @ApiDoc({ summary: 'The operator dashboard (static HTML; its calls carry the token)' })
   @Header('Content-Type', 'text/html; charset=utf-8')
   @Header(
     'Content-Security-Policy',

@@ -10,6 +10,7 @@ import {
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { controlCommand, parseBody } from './run-command';
+import { ApiDoc } from '../openapi/api-doc.decorator';
 
 @Controller('api/v1/flex/hitl')
 @UseGuards(AuthGuard)
@@ -25,6 +26,14 @@ export class HitlController {
   @Post('resolve')
   @HttpCode(200)
   @Roles('operator')
+  @ApiDoc({
+    summary: "Record an operator's decision on a HITL request",
+    body: {
+      schema: HitlResolveRequestSchema,
+      example: { runId: 'run_0123', requestId: 'hitl-1', decision: 'approve', note: 'looks right' },
+      required: true,
+    },
+  })
   async resolve(@Req() req: AuthedRequest) {
     const request = parseBody(HitlResolveRequestSchema, req.body);
     const { appended, state } = await controlCommand(

@@ -9,3 +9,16 @@ export function apiError(
 ): HttpException {
   return new HttpException({ error: { code, message, details } }, status);
 }
+
+/** A 429: the error filter turns `details.retryAfterSeconds` into the `Retry-After` header. */
+export function tooManyRequests(refusal: {
+  code: string;
+  message: string;
+  limit: number;
+  retryAfterSeconds: number;
+}): HttpException {
+  return apiError(429, refusal.code, refusal.message, {
+    limit: refusal.limit,
+    retryAfterSeconds: refusal.retryAfterSeconds,
+  });
+}

@@ -1,5 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import type { Logger } from '@flex/runtime';
 
 /** Maps every error to `{error:{code,message,details}}`; unknown errors are logged and hidden. */
@@ -14,29 +14,46 @@ export class ApiErrorFilter implements ExceptionFilter {
       res.end();
       return;
     }
+    // A refusal before the body was read (no token, over a limit, too large) leaves it unread:
+    // close the connection rather than read and discard what the client is still sending.
+    if (!host.switchToHttp().getRequest<Request>().complete) res.setHeader('Connection', 'close');
     if (exception instanceof HttpException) {
-      const body = exception.getResponse();
-      const status = exception.getStatus();
-      if (
-        typeof body === 'object' &&
-        body !== null &&
-        typeof (body as { error?: unknown }).error === 'object'
-      ) {
-        res.status(status).json(body);
-        return;
-      }
-      const message =
-        typeof body === 'string' ? body : ((body as { message?: unknown }).message ?? exception.message);
-      res.status(status).json({
-        error: {
-          code: status === 404 ? 'not_found' : `http_${status}`,
-          message: String(message),
-          details: {},
-        },
-      });
+      const error = apiErrorBody(exception);
+      const retryAfter = (error.details as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+      if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+      res.status(exception.getStatus()).json({ error });
       return;
     }
     this.logger.error('unhandled error', { error: exception });
     res.status(500).json({ error: { code: 'internal_error', message: 'internal error', details: {} } });
   }
+}
+
+interface ApiErrorBody {
+  code: string;
+  message: string;
+  details: object;
+}
+
+/** The error of an HttpException: ours carry it whole; Nest's and express's get a code from the status. */
+function apiErrorBody(exception: HttpException): ApiErrorBody {
+  const body = exception.getResponse();
+  const status = exception.getStatus();
+  if (typeof body === 'object' && body !== null && 'error' in body && isApiError(body.error))
+    return body.error;
+  const message =
+    typeof body === 'string' ? body : ((body as { message?: unknown }).message ?? exception.message);
+  return { code: status === 404 ? 'not_found' : `http_${status}`, message: String(message), details: {} };
+}
+
+function isApiError(value: unknown): value is ApiErrorBody {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    'code' in value &&
+    typeof value.code === 'string' &&
+    'details' in value &&
+    typeof value.details === 'object' &&
+    value.details !== null
+  );
 }

@@ -2,51 +2,49 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { projectionsFor } from '@flex/read-models';
 import type { ServiceRuntime } from '@flex/runtime';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { ApiTokens } from '../auth/api-tokens';
 import { GatewayModule } from '../gateway.module';
 import { ApiErrorFilter } from './error.filter';
-
-/** Every request body is JSON, whatever its Content-Type says (curl -d sends form encoding by default). */
-export const BODY_LIMIT = '1mb';
+import { LimitedExpressAdapter, serverLimitsFrom } from './http-server';
+import { JsonBodyInterceptor } from './json-body.interceptor';
+import { parseQuery } from './query';
 
 /**
- * The HTTP app: our own JSON body parser (1 MiB) so malformed and oversized bodies get the API's
- * error shape, the error filter, and the projection loop that keeps the read models current.
+ * The HTTP app: a server with timeouts and a connection cap, a query parser that refuses what it
+ * cannot read unambiguously, the JSON body read after the guards (JsonBodyInterceptor), the error
+ * filter, and the projection loop that keeps the read models current.
  */
 export async function createGatewayApp(
   runtime: ServiceRuntime,
   tokens: ApiTokens,
 ): Promise<INestApplication> {
-  const app = await NestFactory.create(GatewayModule.forRuntime(runtime, tokens), {
-    bodyParser: false,
-    logger: ['error', 'warn'],
-  });
-  app.use(express.json({ limit: BODY_LIMIT, strict: false, type: () => true }));
-  app.use(
-    (
-      err: { type?: string; status?: number; message?: string },
-      _req: Request,
-      res: Response,
-      next: NextFunction,
-    ) => {
-      if (!err) return next();
-      const tooLarge = err.type === 'entity.too.large';
-      res.status(tooLarge ? 413 : 400).json({
-        error: {
-          code: tooLarge ? 'payload_too_large' : 'invalid_json',
-          message: tooLarge
-            ? `the body exceeds ${BODY_LIMIT}`
-            : `the body is not valid JSON: ${err.message ?? ''}`,
-          details: {},
-        },
-      });
-    },
+  const app = await NestFactory.create(
+    GatewayModule.forRuntime(runtime, tokens),
+    new LimitedExpressAdapter(serverLimitsFrom(runtime.config)),
+    { bodyParser: false, logger: ['error', 'warn'] },
   );
+  const express = app.getHttpAdapter().getInstance();
+  express.disable('x-powered-by');
+  // express calls it with the raw query string, or null without one.
+  express.set('query parser', (raw: string | null) => {
+    const parsed = parseQuery(raw ?? '');
+    return parsed.ok ? parsed.query : {};
+  });
+  app.use(refuseBadQuery);
+  app.useGlobalInterceptors(new JsonBodyInterceptor());
   app.useGlobalFilters(new ApiErrorFilter(runtime.logger));
-  app.getHttpAdapter().getInstance().disable('x-powered-by');
   const projections = projectionsFor(runtime.database.db, runtime.store);
   projections.start();
   runtime.onClose(() => projections.stop());
   return app;
+}
+
+/** A duplicated or undecodable query parameter is a 400 naming it, on every route, before routing. */
+function refuseBadQuery(req: Request, res: Response, next: NextFunction): void {
+  const mark = req.url.indexOf('?');
+  const parsed = parseQuery(mark < 0 ? '' : req.url.slice(mark + 1));
+  if (parsed.ok) return next();
+  if (!req.complete) res.setHeader('Connection', 'close');
+  res.status(400).json({ error: parsed.problem });
 }

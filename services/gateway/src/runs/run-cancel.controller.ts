@@ -6,6 +6,7 @@ import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { parseBody, runControlCommand } from '../hitl/run-command';
 import { apiError } from '../http/api-error';
+import { ApiDoc } from '../openapi/api-doc.decorator';
 import { RunsService } from './runs.service';
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,100}$/;
@@ -38,6 +39,10 @@ export class RunCancelController {
   @Post('runs/:id/cancel')
   @HttpCode(200)
   @Roles('client', 'operator')
+  @ApiDoc({
+    summary: 'Cancel a run wherever it is',
+    body: { schema: CancelRunRequestSchema, example: { reason: 'no longer needed' }, required: false },
+  })
   async cancel(@Req() req: AuthedRequest, @Param('id') id: string): Promise<CancelResponse> {
     const runId = checkRunId(id);
     const { reason } = parseBody(CancelRunRequestSchema, req.body);

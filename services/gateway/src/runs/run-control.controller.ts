@@ -3,10 +3,12 @@ import type { Response } from 'express';
 import { ResumeRequestSchema } from '@flex/contracts';
 import { decideManualTrigger, decideResume } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
-import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
+import { AuthGuard, CLIENT_LIMITS, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { parseBody, runControlCommand } from '../hitl/run-command';
 import { apiError } from '../http/api-error';
-import { followRun, openSse } from './run-stream';
+import type { ClientLimits } from '../limits/client-limits';
+import { ApiDoc } from '../openapi/api-doc.decorator';
+import { followRun, openSse, reserveStream } from './run-stream';
 import { RunsService } from './runs.service';
 
 const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
@@ -18,12 +20,14 @@ export class RunControlController {
   constructor(
     private readonly runs: RunsService,
     @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+    @Inject(CLIENT_LIMITS) private readonly limits: ClientLimits,
   ) {}
 
   /** Fire a `manual` runtime policy now: 404 unknown run or policy, 409 when the run has ended. */
   @Post('runs/:id/policies/:policyId/trigger')
   @HttpCode(200)
   @Roles('operator')
+  @ApiDoc({ summary: 'Fire a manual runtime policy of a run now' })
   async trigger(@Req() req: AuthedRequest, @Param('id') id: string, @Param('policyId') policyId: string) {
     const runId = check(id, 'id');
     const streamId = await this.runs.assertVisible(req.principal, runId);
@@ -50,16 +54,33 @@ export class RunControlController {
    */
   @Post('run.resume')
   @Roles('client', 'operator')
+  @ApiDoc({
+    summary: 'Resume a paused run from its snapshot and stream the rest',
+    body: {
+      schema: ResumeRequestSchema,
+      example: { runId: 'run_0123', expectedPlanVersion: 1 },
+      required: true,
+    },
+    sse: true,
+  })
   async resume(@Req() req: AuthedRequest, @Res() res: Response): Promise<void> {
     const body = parseBody(ResumeRequestSchema, req.body);
     const streamId = await this.runs.assertVisible(req.principal, body.runId);
-    const appended = await runControlCommand(this.runtime, streamId, req.principal.id, (state) =>
-      decideResume(state, body.runId, body.expectedPlanVersion, req.principal.id),
-    );
-    res.setHeader('X-Flex-Run-Id', body.runId);
-    openSse(res);
-    const afterPosition = appended[0].position - 1;
-    await followRun(this.runtime, streamId, { afterPosition, end: 'terminal_or_rest' }, res);
+    const release = reserveStream(this.limits, req.principal);
+    try {
+      // A resumed run works again: it takes one of the caller's working runs, like a start.
+      const appended = await this.runs.withWorkingRun(req.principal, () =>
+        runControlCommand(this.runtime, streamId, req.principal.id, (state) =>
+          decideResume(state, body.runId, body.expectedPlanVersion, req.principal.id),
+        ),
+      );
+      res.setHeader('X-Flex-Run-Id', body.runId);
+      openSse(res);
+      const afterPosition = appended[0].position - 1;
+      await followRun(this.runtime, streamId, { afterPosition, end: 'terminal_or_rest' }, res);
+    } finally {
+      release();
+    }
   }
 }
 

@@ -1,6 +1,9 @@
 import type { EventStore } from '@flex/event-store';
 import type { ServiceRuntime } from '@flex/runtime';
 import type { Response } from 'express';
+import type { Principal } from '../auth/api-tokens';
+import { tooManyRequests } from '../http/api-error';
+import type { ClientLimits } from '../limits/client-limits';
 import { sseFrame } from './event-frame';
 import { isInternalType, NOTHING_SEEN, observe, stops, type StreamEnd } from './stream-end';
 
@@ -8,13 +11,32 @@ const KEEPALIVE_MS = 15_000;
 const RECHECK_MS = 1_000;
 const PAGE = 500;
 
-/** Why a stream stopped (the `reason` of the `flex.sse.streams_closed` counter). */
-type StopReason = 'terminal' | 'paused' | 'client_left' | 'error';
+/**
+ * Why a stream stopped (the `reason` of the `flex.sse.streams_closed` counter); `stalled`: the
+ * client stopped reading and the server dropped it (see SseSink).
+ */
+type StopReason = 'terminal' | 'paused' | 'client_left' | 'stalled' | 'error';
+
+/** When a reader counts as stalled: its unsent bytes above `maxBufferBytes` for `graceMs`. */
+interface StallRule {
+  maxBufferBytes: number;
+  graceMs: number;
+}
 
 export interface FollowOptions {
   /** The client has every event up to this position (`Last-Event-ID`): they are not sent again. */
   afterPosition: number;
   end: StreamEnd;
+}
+
+/**
+ * A slot among the token's open streams (FLEX_LIMIT_STREAMS_PER_TOKEN), taken before the request
+ * changes anything, so a refusal (429) appends nothing. Returns its release.
+ */
+export function reserveStream(limits: ClientLimits, principal: Principal): () => void {
+  const slot = limits.openStream(principal.id);
+  if (!slot.ok) throw tooManyRequests(slot.refusal);
+  return slot.release;
 }
 
 export function openSse(res: Response): void {
@@ -44,9 +66,13 @@ export async function followRun(
   res.on('close', bell.ring);
   const unwatch = await runtime.bus.watch(streamId, bell.ring);
   runtime.metrics.inc('flex.sse.streams_opened');
+  const stall = {
+    maxBufferBytes: runtime.config.FLEX_LIMIT_SSE_BUFFER_BYTES,
+    graceMs: runtime.config.FLEX_LIMIT_SSE_STALL_MS,
+  };
   let reason: StopReason = 'error';
   try {
-    reason = await pump(runtime.store, streamId, options, new SseSink(res), bell);
+    reason = await pump(runtime.store, streamId, options, new SseSink(res, stall), bell);
   } finally {
     unwatch();
     res.off('close', bell.ring);
@@ -80,7 +106,7 @@ async function pump(
     await bell.wait(RECHECK_MS);
     sink.keepAlive();
   }
-  return 'client_left';
+  return sink.stalled ? 'stalled' : 'client_left';
 }
 
 /**
@@ -126,11 +152,20 @@ class Doorbell {
   }
 }
 
-/** The response: writes that wait for a slow client to drain, and a comment when the line is quiet. */
+/**
+ * The response: writes that let a slow client fall behind by up to `maxBufferBytes` of unsent
+ * frames, and drop a client that stays further behind than that for `graceMs` (a reader that has
+ * stopped reading would otherwise hold the stream, its buffer and its slot forever); a comment
+ * when the line is quiet.
+ */
 class SseSink {
   private lastWrite = Date.now();
+  stalled = false;
 
-  constructor(private readonly res: Response) {}
+  constructor(
+    private readonly res: Response,
+    private readonly stall: StallRule,
+  ) {}
 
   get gone(): boolean {
     return this.res.destroyed || this.res.writableEnded;
@@ -138,16 +173,14 @@ class SseSink {
 
   async write(chunk: string): Promise<void> {
     this.lastWrite = Date.now();
-    if (this.res.write(chunk) || this.gone) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.res.off('drain', done);
-        this.res.off('close', done);
-        resolve();
-      };
-      this.res.on('drain', done);
-      this.res.on('close', done);
-    });
+    this.res.write(chunk);
+    while (!this.gone && this.behind()) {
+      const drained = await this.drainedWithin(this.stall.graceMs);
+      if (!drained && this.behind()) {
+        this.stalled = true;
+        this.res.destroy();
+      }
+    }
   }
 
   /** Proxies drop an idle connection: say something every KEEPALIVE_MS. */
@@ -155,5 +188,25 @@ class SseSink {
     if (this.gone || Date.now() - this.lastWrite < KEEPALIVE_MS) return;
     this.lastWrite = Date.now();
     this.res.write(': keepalive\n\n');
+  }
+
+  private behind(): boolean {
+    return this.res.writableLength > this.stall.maxBufferBytes;
+  }
+
+  /** True once everything written has gone (or the client left); false after `ms`. */
+  private drainedWithin(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const done = (drained: boolean) => {
+        clearTimeout(timer);
+        this.res.off('drain', onDrain);
+        this.res.off('close', onDrain);
+        resolve(drained);
+      };
+      const onDrain = () => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      this.res.on('drain', onDrain);
+      this.res.on('close', onDrain);
+    });
   }
 }

@@ -1,12 +1,23 @@
 import { Controller, Get, Headers, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import type { Response } from 'express';
-import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
+import { AuthGuard, CLIENT_LIMITS, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { apiError } from '../http/api-error';
-import { followRun, openSse } from './run-stream';
+import type { ClientLimits } from '../limits/client-limits';
+import { ApiDoc } from '../openapi/api-doc.decorator';
+import { followRun, openSse, reserveStream } from './run-stream';
 import { RunsService } from './runs.service';
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/** The smallest useful envelope, for the OpenAPI document. */
+const EXAMPLE_ENVELOPE = {
+  objective: 'Summarize the quarter for the team',
+  inputs: {},
+  outputContract: {
+    schema: { type: 'object', required: ['summary'], properties: { summary: { type: 'string' } } },
+  },
+};
 
 @Controller('api/v1/flex')
 @UseGuards(AuthGuard)
@@ -14,11 +25,18 @@ export class RunsController {
   constructor(
     private readonly runs: RunsService,
     @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+    @Inject(CLIENT_LIMITS) private readonly limits: ClientLimits,
   ) {}
 
   /** Start a run and stream its events (SSE) until it ends, or until it rests paused (see StreamEnd). */
   @Post('run.stream')
   @Roles('client', 'operator')
+  @ApiDoc({
+    summary: 'Start a run (a TaskEnvelope) and stream its events until it ends or rests paused',
+    headers: ['idempotency-key', 'x-correlation-id', 'traceparent'],
+    body: { example: EXAMPLE_ENVELOPE, required: true },
+    sse: true,
+  })
   async runStream(
     @Req() req: AuthedRequest,
     @Res() res: Response,
@@ -26,20 +44,26 @@ export class RunsController {
     @Headers('traceparent') traceparent?: string,
     @Headers('idempotency-key') idempotencyKey?: string,
   ): Promise<void> {
-    const started = await this.runs.start({
-      body: req.body,
-      principal: req.principal,
-      correlationId: clean(correlationId),
-      traceparent: clean(traceparent),
-      idempotencyKey: clean(idempotencyKey),
-    });
-    res.setHeader('X-Flex-Run-Id', started.runId);
-    openSse(res);
-    await followRun(this.runtime, started.streamId, { afterPosition: 0, end: 'terminal_or_rest' }, res);
+    const release = reserveStream(this.limits, req.principal);
+    try {
+      const started = await this.runs.start({
+        body: req.body,
+        principal: req.principal,
+        correlationId: clean(correlationId),
+        traceparent: clean(traceparent),
+        idempotencyKey: clean(idempotencyKey),
+      });
+      res.setHeader('X-Flex-Run-Id', started.runId);
+      openSse(res);
+      await followRun(this.runtime, started.streamId, { afterPosition: 0, end: 'terminal_or_rest' }, res);
+    } finally {
+      release();
+    }
   }
 
   @Get('runs')
   @Roles('client', 'operator')
+  @ApiDoc({ summary: 'Recent runs, newest first (a client sees its own)', query: ['limit', 'status'] })
   async list(@Req() req: AuthedRequest, @Query('limit') limit?: string, @Query('status') status?: string) {
     const n = limit === undefined ? 50 : Number(limit);
     if (!Number.isInteger(n) || n < 1 || n > 500)
@@ -49,6 +73,7 @@ export class RunsController {
 
   @Get('runs/:id')
   @Roles('client', 'operator')
+  @ApiDoc({ summary: 'One run: plan versions, nodes, output, HITL requests' })
   async detail(@Req() req: AuthedRequest, @Param('id') id: string) {
     return { ok: true, ...(await this.runs.detail(req.principal, checkRunId(id))) };
   }
@@ -59,6 +84,7 @@ export class RunsController {
    */
   @Get('runs/:id/events')
   @Roles('client', 'operator')
+  @ApiDoc({ summary: "A run's events (SSE), after Last-Event-ID", headers: ['last-event-id'], sse: true })
   async events(
     @Req() req: AuthedRequest,
     @Res() res: Response,
@@ -73,8 +99,13 @@ export class RunsController {
         'invalid_last_event_id',
         'Last-Event-ID must be an event position (a non-negative integer)',
       );
-    openSse(res);
-    await followRun(this.runtime, streamId, { afterPosition: after, end: 'terminal' }, res);
+    const release = reserveStream(this.limits, req.principal);
+    try {
+      openSse(res);
+      await followRun(this.runtime, streamId, { afterPosition: after, end: 'terminal' }, res);
+    } finally {
+      release();
+    }
   }
 }
 

@@ -1,12 +1,23 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { contentHash, normalizeEnvelope, runStreamId, type ExtractedSecret } from '@flex/contracts';
 import { checkUntrustedSchema } from '@flex/facets';
-import { getRunDetail, listRuns, projectionsFor, type RunDetail, type RunSummary } from '@flex/read-models';
+import {
+  countWorkingRuns,
+  getRunDetail,
+  listRuns,
+  projectionsFor,
+  type RunDetail,
+  type RunSummary,
+} from '@flex/read-models';
 import { policyKeys } from '@flex/run-model';
 import { RUNTIME, secretKeyPattern, type SecretVault, type ServiceRuntime } from '@flex/runtime';
 import { typedEvent } from '@flex/event-store';
 import type { Principal } from '../auth/api-tokens';
-import { apiError } from '../http/api-error';
+import { apiError, tooManyRequests } from '../http/api-error';
+import { KeyedLock } from '../limits/keyed-lock';
+
+/** Retry-After of a start refused for too many working runs: when one rests is unknown; a short hint. */
+const RUNS_RETRY_AFTER_SECONDS = 2;
 
 export interface StartRequest {
   body: unknown;
@@ -18,6 +29,7 @@ export interface StartRequest {
 
 @Injectable()
 export class RunsService {
+  private readonly starts = new KeyedLock();
   private readonly secretKeyPattern: RegExp;
 
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {
@@ -27,35 +39,63 @@ export class RunsService {
   /**
    * Validate and normalize the envelope, then append `start` and the first `plan_requested`.
    * A bad envelope is a 400 naming the path and changes nothing. The same Idempotency-Key from the
-   * same principal starts one run, however often it is sent. Secrets are the normalizer's first
-   * pass (the choke point): their values go to the secret store before `start` is appended, and
-   * nothing after this line sees them.
+   * same principal starts one run, however often it is sent (and counts once in
+   * `flex.run.started`). A principal's starts take turns, so its working runs are counted
+   * (FLEX_LIMIT_RUNS_PER_TOKEN) with every earlier start already appended. Secrets are the
+   * normalizer's first pass (the choke point): their values go to the secret store before `start`
+   * is appended, and nothing after this line sees them.
    */
-  async start(request: StartRequest): Promise<{ runId: string; streamId: string; duplicate: boolean }> {
-    const normalized = normalizeEnvelope(request.body, { secretKeyPattern: this.secretKeyPattern });
-    if (!normalized.ok) {
-      const first = normalized.errors[0];
-      throw apiError(
-        400,
-        'invalid_envelope',
-        `${at(first.path)}${first.message}${first.hint ? ` (${first.hint})` : ''}`,
-        { issues: normalized.errors.slice(0, 50) },
-      );
-    }
-    const schemaIssues = checkUntrustedSchema(normalized.envelope.outputContract.schema);
-    if (schemaIssues.length) {
-      const first = schemaIssues[0];
-      throw apiError(400, 'invalid_output_contract', `${at(first.path)}${first.message}`, {
-        issues: schemaIssues.slice(0, 50),
-      });
-    }
-    const { ids, clock, store, secrets } = this.runtime;
-    assertCanKeep(secrets, normalized.secrets);
+  start(request: StartRequest): Promise<{ runId: string; streamId: string; duplicate: boolean }> {
     const key = request.idempotencyKey
       ? contentHash({ principal: request.principal.id, key: request.idempotencyKey })
       : undefined;
-    const runId = key ? `run_${key.slice(0, 32)}` : `run_${ids.uuid().replace(/-/g, '')}`;
+    const runId = key ? `run_${key.slice(0, 32)}` : `run_${this.runtime.ids.uuid().replace(/-/g, '')}`;
     const streamId = runStreamId(runId);
+    return this.starts.run(request.principal.id, async () => {
+      const again = key !== undefined && (await this.runtime.store.streamVersion(streamId)) > 0;
+      if (again) return { runId, streamId, duplicate: true };
+      await this.admitWorkingRun(request.principal);
+      const normalized = validEnvelope(request.body, this.secretKeyPattern);
+      const duplicate = await this.append(request, runId, key, normalized);
+      if (!duplicate) this.runtime.metrics.inc('flex.run.started');
+      return { runId, streamId, duplicate };
+    });
+  }
+
+  /**
+   * `task` (which sets a run of the principal working: a resume), once the principal has a working
+   * run to spare, in turn with its starts (FLEX_LIMIT_RUNS_PER_TOKEN; 429 `too_many_runs` otherwise).
+   */
+  withWorkingRun<T>(principal: Principal, task: () => Promise<T>): Promise<T> {
+    return this.starts.run(principal.id, async () => {
+      await this.admitWorkingRun(principal);
+      return task();
+    });
+  }
+
+  /** 429 when the principal has as many working runs as it may (counted on a caught-up read model). */
+  private async admitWorkingRun(principal: Principal): Promise<void> {
+    const limit = this.runtime.config.FLEX_LIMIT_RUNS_PER_TOKEN;
+    await this.fresh();
+    const working = await countWorkingRuns(this.runtime.database.db, principal.id);
+    if (working >= limit)
+      throw tooManyRequests({
+        code: 'too_many_runs',
+        message: `${working} runs of this token are planning or running; the limit is ${limit}`,
+        limit,
+        retryAfterSeconds: RUNS_RETRY_AFTER_SECONDS,
+      });
+  }
+
+  /** Append `start` and `plan_requested`; true when an earlier request with the same key got there first. */
+  private async append(
+    request: StartRequest,
+    runId: string,
+    key: string | undefined,
+    normalized: Extract<ReturnType<typeof normalizeEnvelope>, { ok: true }>,
+  ): Promise<boolean> {
+    const { ids, clock, store, secrets } = this.runtime;
+    assertCanKeep(secrets, normalized.secrets);
     const envelope = normalized.envelope;
     const metadata = {
       correlationId: request.correlationId ?? ids.uuid(),
@@ -64,40 +104,23 @@ export class RunsService {
       producer: 'gateway',
     };
     const timestamp = clock.now().toISOString();
+    const owner = { principal: request.principal.id, role: request.principal.role };
+    const start = { runId, threadId: envelope.threadId, envelope, normalization: normalized.changes, owner };
+    const planRequested = { attempt: 1, reason: 'initial' as const, policyKeys: policyKeys(envelope) };
     // Before the append: a run's events never hold a reference whose value is not stored yet.
     await secrets.keep(runId, normalized.secrets);
     try {
       const result = await store.append(
-        streamId,
+        runStreamId(runId),
         [
-          {
-            id: ids.uuid(),
-            type: 'start',
-            timestamp,
-            metadata,
-            payload: {
-              runId,
-              threadId: envelope.threadId,
-              envelope,
-              normalization: normalized.changes,
-              owner: { principal: request.principal.id, role: request.principal.role },
-            },
-          },
-          {
-            id: ids.uuid(),
-            type: 'plan_requested',
-            timestamp,
-            metadata,
-            payload: { attempt: 1, reason: 'initial', policyKeys: policyKeys(envelope) },
-          },
+          { id: ids.uuid(), type: 'start', timestamp, metadata, payload: start },
+          { id: ids.uuid(), type: 'plan_requested', timestamp, metadata, payload: planRequested },
         ],
         { expectedVersion: 'no_stream', idempotencyKey: key ? `gateway:start:${key}` : undefined },
       );
-      this.runtime.metrics.inc('flex.run.started');
-      return { runId, streamId, duplicate: result.duplicate };
+      return result.duplicate;
     } catch (error) {
-      if (key && (error as { code?: string }).code === 'WRONG_EXPECTED_VERSION')
-        return { runId, streamId, duplicate: true };
+      if (key && (error as { code?: string }).code === 'WRONG_EXPECTED_VERSION') return true;
       throw error;
     }
   }
@@ -147,6 +170,31 @@ function assertCanKeep(vault: SecretVault, secrets: readonly ExtractedSecret[]):
     'this Flex cannot keep secrets (no FLEX_SECRET_KEY): send the envelope without secret values',
     { paths: secrets.map((s) => s.path) },
   );
+}
+
+/** The envelope, normalized; a 400 naming the path when it is not one, or its schema is unsafe. */
+function validEnvelope(
+  body: unknown,
+  pattern: RegExp,
+): Extract<ReturnType<typeof normalizeEnvelope>, { ok: true }> {
+  const normalized = normalizeEnvelope(body, { secretKeyPattern: pattern });
+  if (!normalized.ok) {
+    const first = normalized.errors[0];
+    throw apiError(
+      400,
+      'invalid_envelope',
+      `${at(first.path)}${first.message}${first.hint ? ` (${first.hint})` : ''}`,
+      { issues: normalized.errors.slice(0, 50) },
+    );
+  }
+  const schemaIssues = checkUntrustedSchema(normalized.envelope.outputContract.schema);
+  if (schemaIssues.length) {
+    const first = schemaIssues[0];
+    throw apiError(400, 'invalid_output_contract', `${at(first.path)}${first.message}`, {
+      issues: schemaIssues.slice(0, 50),
+    });
+  }
+  return normalized;
 }
 
 /** `path: ` before a message; the root has no path, and a very deep one is shortened in the middle. */
