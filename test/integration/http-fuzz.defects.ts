@@ -25,6 +25,36 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 export const BODY_LIMIT = 1024 * 1024 + 64 * 1024;
 
+/** Body defects that write a whole new body: what an earlier body defect did is gone after one. */
+const REPLACES_BODY: ReadonlySet<Defect['kind']> = new Set(['deep', 'too_large', 'wrong_type']);
+const SPOILS_BODY: ReadonlySet<Defect['kind']> = new Set([
+  'invalid_utf8',
+  'unstorable',
+  'deep',
+  'too_large',
+  'truncated',
+  'not_json_value',
+  'wrong_type',
+]);
+
+/** Defects that set the Authorization header: only the last one applied is in the request. */
+const SETS_AUTHORIZATION: ReadonlySet<Defect['kind']> = new Set(['token', 'role']);
+
+/**
+ * The defects still in the request once all are applied in order: a new body undoes earlier body
+ * defects, and only the last of the defects that set the Authorization header stands.
+ */
+export function surviving(defects: readonly Defect[]): Defect[] {
+  const lastOf = (kinds: ReadonlySet<Defect['kind']>) =>
+    defects.reduce((last, d, i) => (kinds.has(d.kind) ? i : last), -1);
+  const lastBody = lastOf(REPLACES_BODY);
+  const lastAuth = lastOf(SETS_AUTHORIZATION);
+  return defects.filter(
+    (d, i) =>
+      (i >= lastBody || !SPOILS_BODY.has(d.kind)) && (i === lastAuth || !SETS_AUTHORIZATION.has(d.kind)),
+  );
+}
+
 /** Whether `defect` alone must make `endpoint` answer with a 4xx. */
 export function certain(defect: Defect, endpoint: Endpoint): boolean {
   const secured = endpoint.roles.length > 0;
@@ -171,9 +201,7 @@ function spoilBody(body: Buffer, defect: Defect): Buffer {
     case 'not_json_value':
       return Buffer.concat([Buffer.from(`{${defect.insert}`), body.subarray(1)]);
     case 'wrong_type':
-      return Buffer.from(
-        JSON.stringify(replaceAt(JSON.parse(body.toString('utf8')), defect.at, defect.value)),
-      );
+      return Buffer.from(JSON.stringify(withWrongType(body, defect.at, defect.value)));
     default:
       return body;
   }
@@ -236,3 +264,15 @@ const sameType = (a: unknown, b: unknown) =>
 
 const mapValues = (record: Record<string, string>, f: (v: string) => string) =>
   Object.fromEntries(Object.entries(record).map(([k, v]) => [k, f(v)]));
+
+/**
+ * The body with one value replaced by `value`; a body the harness cannot walk (not JSON after an
+ * earlier defect, or nested past the stack: a `deep` one) is replaced whole.
+ */
+function withWrongType(body: Buffer, at: number, value: unknown): unknown {
+  try {
+    return replaceAt(JSON.parse(body.toString('utf8')), at, value);
+  } catch {
+    return value;
+  }
+}

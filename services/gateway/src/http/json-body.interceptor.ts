@@ -1,21 +1,30 @@
 import { Injectable, type CallHandler, type ExecutionContext, type NestInterceptor } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
 import { from, switchMap, type Observable } from 'rxjs';
+import { API_DOC_KEY, type ApiDocInput } from '../openapi/api-doc.decorator';
 import { apiError } from './api-error';
 import { BODY_MAX_BYTES, parseJsonBody } from './json-body';
 
 /**
  * Reads and checks the JSON body of a POST after the guards have run (Nest runs interceptors after
  * guards): a request without a valid token, or over its token's limits, is answered before a byte
- * of its body is read. Handlers find the checked value in `req.body` (`undefined` when empty).
+ * of its body is read. Handlers find the checked value in `req.body` (`undefined` when empty). A
+ * route whose API document declares no body refuses one other than `{}` (400 `unexpected_body`): a
+ * body it would ignore is a client's mistake, not something to act on as if it were not there.
  */
 @Injectable()
 export class JsonBodyInterceptor implements NestInterceptor {
+  constructor(private readonly reflector = new Reflector()) {}
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
     const req = context.switchToHttp().getRequest<Request>();
     if (req.method !== 'POST') return next.handle();
+    const doc = this.reflector.get<ApiDocInput | undefined>(API_DOC_KEY, context.getHandler());
     return from(readJsonBody(req)).pipe(
       switchMap((value) => {
+        if (doc && !doc.body && !isEmptyBody(value))
+          throw apiError(400, 'unexpected_body', `${req.method} ${req.path} takes no body`, {});
         req.body = value;
         return next.handle();
       }),
@@ -69,3 +78,11 @@ function readBytes(req: Request, limit: number): Promise<Buffer> {
 
 const tooLarge = () =>
   apiError(413, 'payload_too_large', `the body exceeds ${BODY_MAX_BYTES} bytes`, { limit: BODY_MAX_BYTES });
+
+/** No body, or `{}` (what many clients send when there is nothing to say). */
+function isEmptyBody(value: unknown): boolean {
+  if (value === undefined) return true;
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0
+  );
+}
