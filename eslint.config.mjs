@@ -5,7 +5,7 @@ import nx from '@nx/eslint-plugin';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
 
-const SOURCES = ['{libs,services,agents,apps}/*/src/**/*.ts', 'test/**/*.ts'];
+const SOURCES = ['{libs,services,agents,apps}/*/src/**/*.ts', 'apps/*/src/**/*.tsx', 'test/**/*.ts'];
 const SPECS = [
   '**/*.spec.ts',
   '**/*.spec-helper.ts',

@@ -5,7 +5,7 @@
 // plan needs. Prints the median of many runs. Requires the built packages (`npm run build`).
 const { join } = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { line } = require('./stats');
+const { line, summarize } = require('./stats');
 
 const ROOT = join(__dirname, '..');
 const { normalizeEnvelope, getFacetCatalog } = require(join(ROOT, 'libs/contracts/dist/index.js'));
@@ -42,12 +42,12 @@ const envelope = {
   outputContract: { ...normalized.envelope.outputContract, constraints: [{ constraintId: 'min_qa', level: 'hard', expr: { '>=': [{ var: 'qaFindings.overallScore' }, 0.8] } }] },
 };
 
-for (const size of [10, 100, 1_000]) {
+/** Median planning time over a registry of `size` capabilities (after a warm-up). */
+function measurePlanning(size, runs) {
   const capabilities = registry(size);
   const request = { envelope, capabilities, planVersion: 1, attempt: 1 };
   const first = planRuleBased(request);
   if (!first.plan) throw new Error(`planning failed for ${size}: ${first.message}`);
-  const runs = size >= 1_000 ? 100 : 300;
   for (let i = 0; i < 10; i++) planRuleBased(request);
   const samples = [];
   for (let i = 0; i < runs; i++) {
@@ -55,5 +55,23 @@ for (const size of [10, 100, 1_000]) {
     planRuleBased(request);
     samples.push(performance.now() - t0);
   }
-  console.log(line(`rule-based plan, ${size} capabilities (${first.plan.nodes.length} nodes)`, samples));
+  return { samples, nodes: first.plan.nodes.length };
+}
+
+/** The bench driver's planner section. */
+function plannerSection(sizes, runsOf) {
+  return sizes.map((size) => {
+    const { samples, nodes } = measurePlanning(size, runsOf(size));
+    const s = summarize(samples);
+    return { capabilities: size, nodes, medianMs: s.median, p90Ms: s.p90, n: s.n };
+  });
+}
+
+module.exports = { plannerSection };
+
+if (require.main === module) {
+  for (const size of [10, 100, 1_000]) {
+    const { samples, nodes } = measurePlanning(size, size >= 1_000 ? 100 : 300);
+    console.log(line(`rule-based plan, ${size} capabilities (${nodes} nodes)`, samples));
+  }
 }

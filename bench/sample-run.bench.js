@@ -64,7 +64,7 @@ async function distributed() {
       if (name === 'gateway') gateway = `http://127.0.0.1:${port}`;
       const proc = t.startNodeProcess(name, join(ROOT, `services/${name}/dist/main.js`), { ...env, PORT: String(port) }, ROOT);
       procs.push(proc);
-      await t.waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000, () => proc.output());
+      await t.waitForHttp(`http://127.0.0.1:${port}/readyz`, 60000, () => proc.output());
     }
     procs.push(t.startNodeProcess('agents', join(ROOT, 'agents/reference/dist/main.js'), env, ROOT));
     await t.waitFor(async () => {

@@ -12,10 +12,11 @@ try {
   }
   throw error;
 }
+// main reports its own errors and answers the exit code (docs/cli.md).
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error) => {
-    process.stderr.write(`flex: ${error && error.name === 'CliError' ? error.message : error && error.stack}\n`);
-    process.exit(error && error.exitCode ? error.exitCode : 1);
+    process.stderr.write(`flex: ${error && error.stack}\n`);
+    process.exit(1);
   },
 );

@@ -53,7 +53,7 @@ describe('an agent killed mid-run', () => {
           ROOT,
         ),
       );
-      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, logs);
+      await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
     }
     const fixture = join(__dirname, 'fixtures/slow-agents.js');
     procs.push(

@@ -633,16 +633,20 @@ describe('deploy/k8s', () => {
   });
 
   it.each(COMPONENT_NAMES)(
-    '%s: probes on /healthz at the container port, resources, replicas >= 2, non-root',
+    '%s: probes on /readyz and /healthz at the container port, resources, replicas >= 2, non-root',
     (name) => {
       const d = deployment(name);
       const spec = podSpec(d);
       const c = mainContainer(d);
       expect(spec.containers).toHaveLength(1);
       expect(containerPort(c, 'http') ?? c.ports?.[0]?.containerPort).toBe(PORT);
-      for (const probe of ['readinessProbe', 'livenessProbe']) {
+      // Alive and ready are apart: a pod takes traffic once /readyz says so, restarts when /healthz fails.
+      for (const [probe, path] of [
+        ['readinessProbe', '/readyz'],
+        ['livenessProbe', '/healthz'],
+      ]) {
         const p = c[probe]?.httpGet;
-        expect({ probe, path: p?.path }).toEqual({ probe, path: '/healthz' });
+        expect({ probe, path: p?.path }).toEqual({ probe, path });
         expect(containerPort(c, p.port)).toBe(PORT);
       }
       if (c.startupProbe) expect(containerPort(c, c.startupProbe.httpGet.port)).toBe(PORT);

@@ -43,7 +43,7 @@ describe('distributed mode (separate processes)', () => {
         ROOT,
       );
       procs.push(proc);
-      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, logs);
+      await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
     }
     procs.push(
       startNodeProcess(

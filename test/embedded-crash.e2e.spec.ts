@@ -34,7 +34,7 @@ describe('embedded mode survives a kill mid-run', () => {
   beforeAll(async () => {
     port = await freePort();
     proc = startNodeProcess('flex', MAIN, env(), ROOT);
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => proc!.output());
+    await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, () => proc!.output());
   }, 90_000);
 
   afterAll(async () => {
@@ -57,7 +57,7 @@ describe('embedded mode survives a kill mid-run', () => {
     );
     await proc!.kill('SIGKILL');
     proc = startNodeProcess('flex', MAIN, env(), ROOT);
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => proc!.output());
+    await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, () => proc!.output());
     for (const runId of runIds) {
       const frames = await waitFor(
         async () => {

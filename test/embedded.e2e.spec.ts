@@ -33,7 +33,7 @@ describe('embedded mode (whole process)', () => {
       { PORT: String(port), FLEX_DATA_DIR: dataDir, FLEX_API_TOKENS: TOKENS, FLEX_LOG_LEVEL: 'warn' },
       ROOT,
     );
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, () => proc!.output());
+    await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, () => proc!.output());
   };
   const client = (token = 'client-token-aaaa') => new FlexClient(`http://127.0.0.1:${port}`, token);
 
@@ -87,19 +87,25 @@ describe('embedded mode (whole process)', () => {
       ROOT,
     );
     const code = await new Promise<number | null>((resolve) => second.child.once('exit', resolve));
-    expect(code).not.toBe(0);
-    expect(second.output()).toMatch(/another Flex process \(pid \d+\) is using/);
+    expect(code).toBe(1);
+    // One clear line, no stack trace.
+    expect(second.output()).toMatch(/^flex: another Flex process \(pid \d+\) is using .+\n$/);
   }, 30_000);
 
-  it('serves the dashboard page without a token, with a strict content security policy', async () => {
+  it('serves the dashboard page and its bundle without a token, with a strict content security policy', async () => {
     const res = await fetch(`http://127.0.0.1:${port}/`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/text\/html/);
-    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
-    const html = await res.text();
-    const script = html.split('<script>')[1].split('</script>')[0];
-    expect(() => new Function(script)).not.toThrow();
-    expect(script).toContain("'/api/v1/flex/'");
+    const csp = res.headers.get('content-security-policy') ?? '';
+    expect(csp).toMatch(/default-src 'none'/);
+    expect(csp).toMatch(/script-src 'self'/);
+    expect(csp).not.toMatch(/unsafe/);
+    const script = /<script type="module" src="(\/assets\/app-[^"]+\.js)"/.exec(await res.text())?.[1];
+    const bundle = await fetch(`http://127.0.0.1:${port}${script}`);
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toMatch(/javascript/);
+    expect(bundle.headers.get('cache-control')).toMatch(/immutable/);
+    expect(await bundle.text()).toContain('/api/v1/flex/');
   });
 
   it('refuses requests without a valid token', async () => {
@@ -156,7 +162,7 @@ describe('embedded mode (whole process)', () => {
     expect(again.stderr).toMatch(/no pending HITL request/);
   }, 60_000);
 
-  it('cancels a run from the CLI (flex cancel): exit 0, 0 again when already cancelled, 4 for an ended run, 1 otherwise', async () => {
+  it('cancels a run from the CLI (flex cancel): exit 0, 0 again when already cancelled, 1 for an ended run or a hidden one, 2 without a run id', async () => {
     const envelope = sampleEnvelope();
     envelope.policies.requiresHitlApproval = true;
     const run = await client().start(envelope);
@@ -188,13 +194,13 @@ describe('embedded mode (whole process)', () => {
       event: { id: last.id, position: last.position },
     });
     const ended = await flex('client-token-aaaa', 'cancel', runId);
-    expect(ended.code).toBe(4);
+    expect(ended.code).toBe(1);
     expect(ended.stderr).toMatch(/HTTP 409 run_already_ended: run \S+ has already ended \(completed\)/);
     const theirs = await flex('client-token-bbbb', 'cancel', run.runId);
     expect(theirs.code).toBe(1);
     expect(theirs.stderr).toMatch(/HTTP 404 run_not_found/);
     const usage = await flex('client-token-aaaa', 'cancel');
-    expect(usage.code).toBe(1);
+    expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/flex cancel <runId>/);
     const replay = await flex('client-token-aaaa', 'replay', run.runId, '--verify');
     expect(replay).toMatchObject({ code: 0, stderr: expect.stringMatching(/verify: ok/) });

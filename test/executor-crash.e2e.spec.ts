@@ -56,7 +56,7 @@ describe('executor crash mid-run (separate processes)', () => {
       const port = await freePort();
       if (name === 'gateway') gatewayPort = port;
       start(name, { PORT: String(port) });
-      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, logs);
+      await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
     }
     procs.push(
       startNodeProcess(

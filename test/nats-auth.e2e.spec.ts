@@ -48,7 +48,7 @@ describe('distributed mode over authenticated NATS (generated permissions, TLS)'
       if (name === 'gateway') gatewayPort = port;
       const env = { ...common, ...nats.env(name), PORT: String(port) };
       procs.push(startNodeProcess(name, join(ROOT, `services/${name}/dist/main.js`), env, ROOT));
-      await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, logs);
+      await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
     }
     const agentsEnv = { ...nats.env('agents'), FLEX_NATS_PREFIX: prefix, FLEX_LOG_LEVEL: 'warn' };
     procs.push(startNodeProcess('agents', join(ROOT, 'agents/reference/dist/main.js'), agentsEnv, ROOT));

@@ -68,7 +68,7 @@ describe('secrets never leave the choke point: distributed (separate processes)'
     proc.child.stdout?.on('data', (c: Buffer) => printed.push(c.toString()));
     proc.child.stderr?.on('data', (c: Buffer) => printed.push(c.toString()));
     services.set(name, { proc, printed, port });
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, logs);
+    await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
   };
 
   beforeAll(async () => {

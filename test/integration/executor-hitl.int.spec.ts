@@ -48,7 +48,7 @@ describe('executor: policies, HITL and pause/resume through the API', () => {
     const triggered = (await runEvents(flex, run.runId)).find((e) => e.type === 'policy_triggered');
     expect(triggered?.payload).toMatchObject({
       policyId: 'review',
-      action: { type: 'hitl' },
+      actionDetails: { type: 'hitl' },
       decision: { result: 'DENY', severity: 'hard' },
     });
     expect(await types(run.runId)).not.toContain('node_start');
@@ -324,7 +324,7 @@ describe('executor: policies, HITL and pause/resume through the API', () => {
     const i = events.indexOf(events.find((e) => e.id === request.id)!);
     expect(events[i - 1]).toMatchObject({
       type: 'policy_triggered',
-      payload: { policyId: 'low_quality', action: { type: 'replan' } },
+      payload: { policyId: 'low_quality', actionDetails: { type: 'replan' } },
     });
     expect((request.payload as { replan: { completedNodeIds: string[] } }).replan.completedNodeIds).toContain(
       'execution-1',

@@ -177,8 +177,11 @@ export function spoil(draft: Draft, defect: Defect): Draft {
       return { ...draft, query: [...draft.query, defect.raw] };
     case 'huge_header':
       return { ...draft, headers: [...draft.headers, ['X-Padding', 'p'.repeat(defect.size)]] };
-    default:
-      return { ...draft, body: spoilBody(bodyOf(draft), defect) };
+    default: {
+      const original = Buffer.from(draft.original ?? bodyOf(draft));
+      const from = defect.kind === 'wrong_type' ? original : bodyOf(draft);
+      return { ...draft, body: spoilBody(from, defect), original };
+    }
   }
 }
 
@@ -253,8 +256,12 @@ function replaceAt(value: unknown, at: number, replacement: unknown): unknown {
   visit(value);
   if (slots.length === 0) return replacement;
   const slot = slots[at % slots.length];
+  // A boolean where an object was is a valid JSON Schema (`true` accepts anything) when that
+  // object was a subschema: use a string there, which no schema position accepts.
+  const schemaSafe =
+    typeof replacement === 'boolean' && isObject(slot.old) ? 'a different type' : replacement;
   slot.set(
-    sameType(replacement, slot.old) ? (typeof slot.old === 'string' ? 0 : 'a different type') : replacement,
+    sameType(schemaSafe, slot.old) ? (typeof slot.old === 'string' ? 0 : 'a different type') : schemaSafe,
   );
   return value;
 }
@@ -276,3 +283,5 @@ function withWrongType(body: Buffer, at: number, value: unknown): unknown {
     return value;
   }
 }
+
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);

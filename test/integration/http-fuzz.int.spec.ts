@@ -119,6 +119,8 @@ describe('every bad request is a 4xx: a fuzz test over every endpoint of GET ope
         // The fuzz sends hundreds of requests a second with one token: let them reach the handlers.
         FLEX_LIMIT_REQUESTS_PER_SECOND: '100000',
         FLEX_LIMIT_REQUEST_BURST: '100000',
+        // The developer sandbox's routes are in the document only when it is on: fuzz them too.
+        FLEX_DEV_SANDBOX: 'true',
       }),
       dataDir: null,
       agents: true,
@@ -133,7 +135,7 @@ describe('every bad request is a 4xx: a fuzz test over every endpoint of GET ope
   afterAll(async () => {
     await flex?.close();
     const statuses = Object.fromEntries([...tally.statuses].sort(([a], [b]) => a - b));
-    // The figures docs/security/http-limits-and-fuzz.md reports, printed with every run.
+    // The figures docs/security/http-fuzz.md reports, printed with every run.
     console.info(
       `http fuzz: ${JSON.stringify({ cases: tally.cases, fiveHundreds: tally.fiveHundreds, statuses })}`,
     );

@@ -46,6 +46,8 @@ export interface Draft {
   authorization: string | null;
   headers: Array<[string, string]>;
   body?: Uint8Array;
+  /** The body before any body defect: a defect that writes a new body starts from it. */
+  original?: Uint8Array;
   contentLength?: number | null;
 }
 

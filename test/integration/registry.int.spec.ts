@@ -126,6 +126,41 @@ describe('the registry on real Postgres and NATS', () => {
       expect(await view(capabilityId)).toBeUndefined();
     });
 
+    it.each([
+      ['a number', 0, 'instanceId'],
+      ['an empty string', '', 'instanceId'],
+      ['an object', { a: 1 }, 'instanceId'],
+    ])(
+      'over HTTP: an instanceId that is %s → 400, never the default instance',
+      async (_name, instanceId, path) => {
+        const capabilityId = `http.rejected.instance.${typeof instanceId}${instanceId === '' ? '.empty' : ''}`;
+        const res = await agentClient.json('POST', '/api/v1/flex/capabilities/register', {
+          registration: registration(capabilityId),
+          instanceId,
+        });
+        expect(res.status).toBe(400);
+        expect(res.body.error).toMatchObject({
+          code: 'invalid_registration',
+          details: { issues: [expect.objectContaining({ path, code: 'invalid_registration' })] },
+        });
+        expect(await view(capabilityId)).toBeUndefined();
+      },
+    );
+
+    it('over NATS: a member beside registration and instanceId is refused by name', async () => {
+      const capabilityId = 'nats.rejected.extra.member';
+      const error = await register({
+        registration: registration(capabilityId),
+        instanceId: 'i1',
+        owner: 'x',
+      }).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'invalid_registration',
+        details: { issues: [expect.objectContaining({ path: 'owner' })] },
+      });
+      expect(await view(capabilityId)).toBeUndefined();
+    });
+
     it('over HTTP: only the agent role may register', async () => {
       const res = await clientClient.json(
         'POST',

@@ -6,7 +6,8 @@ import { STRATEGY_BRIEFING } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { sql, type Kysely } from 'kysely';
 import { sampleEnvelope } from '../sample-run';
-import { runsCommand, replayCommand } from '../../apps/flex/src/cli/commands';
+import { replayCommand } from '../../apps/flex/src/cli/events-command';
+import { runsCommand } from '../../apps/flex/src/cli/runs-command';
 
 /**
  * The canary test's parts (docs/security/secrets.md): secrets planted in an envelope, an agent that
@@ -177,7 +178,10 @@ export async function httpSinks(baseUrl: string, token: string, runId: string): 
 export async function cliSinks(baseUrl: string, token: string, runId: string): Promise<Sink[]> {
   const lines: string[] = [];
   const ctx = { baseUrl, token, out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
-  const exits = [await runsCommand(ctx), await replayCommand(ctx, runId, false)];
+  const exits = [
+    await runsCommand(ctx, { all: false, json: false }),
+    await replayCommand(ctx, runId, { verify: false, json: false }),
+  ];
   if (exits.some((code) => code !== 0)) throw new Error(`the CLI failed (${exits}):\n${lines.join('\n')}`);
   return [{ name: 'CLI flex runs; flex replay', text: lines.join('\n') }];
 }

@@ -107,6 +107,9 @@ describe('the reference agents process over NATS', () => {
         expect.objectContaining({ registered: true }),
       ],
     });
+    const ready = await fetch(`http://127.0.0.1:${config.port}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready' });
     const metrics = await (await fetch(`http://127.0.0.1:${config.port}/metrics`)).text();
     expect(metrics).toContain('flex_agent_registered{capability="QualityAssuranceAgent.contentReview"} 1');
     expect(metrics).toContain(

@@ -41,8 +41,9 @@ export interface HealthServer {
 }
 
 /**
- * `/healthz` and `/metrics` for orchestrators that probe over HTTP: 503 while connecting, 200
- * once the agents serve; `registered` says whether a registry has accepted each one yet.
+ * `/healthz`, `/readyz` and `/metrics` for orchestrators that probe over HTTP. `/healthz`: 503 while
+ * connecting, 200 once the agents serve; `registered` says whether a registry has accepted each one
+ * yet. `/readyz`: 200 once every agent is registered (the planner can draft with them), 503 before.
  */
 export async function startHealthServer(port: number, counter: InvocationCounter): Promise<HealthServer> {
   let handles: readonly AgentHandle[] = [];
@@ -56,6 +57,10 @@ export async function startHealthServer(port: number, counter: InvocationCounter
     if (req.url === '/healthz') {
       res.writeHead(agents.length > 0 ? 200 : 503, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ status: agents.length > 0 ? 'ok' : 'starting', agents }));
+    } else if (req.url === '/readyz') {
+      const ready = agents.length > 0 && agents.every((a) => a.registered);
+      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: ready ? 'ready' : 'starting', agents }));
     } else if (req.url === '/metrics') {
       const up = agents.map(
         (a) => `flex_agent_registered{capability="${a.capabilityId}"} ${a.registered ? 1 : 0}`,

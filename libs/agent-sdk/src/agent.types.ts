@@ -1,5 +1,6 @@
 import type { CapabilityRegistration } from '@flex/contracts';
 import type { AgentLogger } from './logger';
+import type { AgentLogLine } from './run-log';
 
 /** What the executor sends on `agentInvokeSubject(prefix, capabilityId)`. */
 export interface AgentInvocation {
@@ -64,6 +65,8 @@ export interface AgentUsage {
 export interface AgentResult {
   output: Record<string, unknown>;
   usage?: AgentUsage;
+  /** What the handler logged at `info` and above (see RunLogCollector): recorded on the run. */
+  logs?: AgentLogLine[];
 }
 
 /** What a handler gets besides the invocation. */
@@ -76,6 +79,7 @@ export interface AgentContext {
   readonly deadline?: number;
   /** Aborted when the deadline passes. */
   readonly signal: AbortSignal;
+  /** The agent's logger; lines at `info` and above are also returned with the answer (the run's `log` events). */
   readonly logger: AgentLogger;
   /** Reported back to the executor with the output (the last call wins). */
   reportUsage(usage: AgentUsage): void;

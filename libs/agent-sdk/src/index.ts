@@ -34,3 +34,4 @@ export {
   type SchemaView,
 } from './output-contract';
 export { jsonLineLogger, silentLogger, type AgentLogger } from './logger';
+export { RunLogCollector, RUN_LOG_LIMITS, type AgentLogLine } from './run-log';

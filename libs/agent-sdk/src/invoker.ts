@@ -1,9 +1,10 @@
 import type { AgentContext, AgentDefinition, AgentInvocation, AgentResult, AgentUsage } from './agent.types';
-import { AgentFailedError, AgentStoppingError, type AgentError } from './errors';
+import { AgentError, AgentFailedError, AgentStoppingError } from './errors';
 import type { FacetGuard } from './facet-guard';
 import { IdempotencyCache } from './idempotency-cache';
 import { parseInvocation, resolveDeadline } from './invocation.schema';
 import type { AgentLogger } from './logger';
+import { RunLogCollector, type AgentLogLine } from './run-log';
 
 export interface InvokerOptions {
   agent: AgentDefinition;
@@ -77,13 +78,14 @@ export class Invoker {
         : setTimeout(() => abort.abort(new Error('deadline passed')), Math.max(0, deadline - Date.now()));
     timer?.unref();
     let usage: AgentUsage | undefined;
+    const log = new RunLogCollector(this.o.logger);
     const ctx: AgentContext = {
       capabilityId: this.o.agent.registration.capabilityId,
       instanceId: this.o.instanceId,
       idempotencyKey: invocation.idempotencyKey,
       deadline,
       signal: abort.signal,
-      logger: this.o.logger,
+      logger: log.logger,
       reportUsage: (reported) => {
         usage = { ...reported };
       },
@@ -91,7 +93,10 @@ export class Invoker {
     try {
       const output = await this.callHandler({ ...invocation, outputFacets: facets }, ctx);
       const checked = this.o.guard.checkOutput(output, facets);
-      return usage ? { output: checked, usage } : { output: checked };
+      const logs = log.lines();
+      return { output: checked, ...(usage ? { usage } : {}), ...(logs.length ? { logs } : {}) };
+    } catch (error) {
+      throw withLogs(error, log.lines());
     } finally {
       clearTimeout(timer);
     }
@@ -104,6 +109,25 @@ export class Invoker {
       throw hasErrorCode(error) ? error : new AgentFailedError(error);
     }
   }
+}
+
+/** A failure carries what the handler logged before it in `details.logs` (objects merge; others are kept as `value`). */
+function withLogs(error: unknown, logs: AgentLogLine[]): unknown {
+  if (logs.length === 0 || !(error instanceof AgentError)) return error;
+  const details = error.details;
+  const merged =
+    details !== null && typeof details === 'object' && !Array.isArray(details)
+      ? { ...(details as Record<string, unknown>), logs }
+      : details === undefined
+        ? { logs }
+        : { value: details, logs };
+  const copy = new AgentError(error.code, error.message, {
+    retryable: error.retryable,
+    details: merged,
+    cause: error,
+  });
+  copy.name = error.name;
+  return copy;
 }
 
 /** A handler's coded error (AgentError or any error saying whether a retry helps) goes out as it is. */

@@ -171,10 +171,11 @@ describe('NatsEventBus on JetStream', () => {
     await other.stop();
   });
 
-  it('stops at once even while its first pull is being set up', async () => {
+  it('stops within one pull (1 s) even while its first pull is being set up', async () => {
     const consumer = await (await h.instance()).consume({ durable: 'quick' }, async () => undefined);
     const started = Date.now();
     await consumer.stop();
-    expect(Date.now() - started).toBeLessThan(1000); // not the 10s a pull request waits
+    // The open pull is let run out (1 s) so that nothing it takes is stranded; never the 10 s of old.
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });

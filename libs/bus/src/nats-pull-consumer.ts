@@ -6,8 +6,11 @@ import { decodeEvent } from './event-codec';
 import type { BusLogger } from './logger';
 import type { Consumer, DeliveryHandler } from './types';
 
-/** How long one pull request waits on the server for messages before the next one. */
-const FETCH_EXPIRES_MS = 10_000;
+/**
+ * How long one pull request waits on the server for messages before the next one. It bounds how
+ * long stop() takes: stop() lets the open pull run out rather than dropping it (see there).
+ */
+const FETCH_EXPIRES_MS = 1_000;
 const RETRY_AFTER_ERROR_MS = 1000;
 
 /**
@@ -36,13 +39,14 @@ export class NatsPullConsumer implements Consumer {
 
   /**
    * Stops pulling, then waits for the deliveries in hand to finish. The pull request already sent
-   * stays open on the server until it expires; the server drops it once it sees no interest in its
-   * inbox, so stop() waits until the server has seen the unsubscribe: a message published after
-   * stop() returns goes to another instance, not to a dead inbox where it would wait out ack_wait.
+   * stays open on the server until it expires, and the server may route a message to it at any
+   * moment: dropping the subscription then would leave that message in a dead inbox until its
+   * ack_wait ran out. So the open pull is left to run out (FETCH_EXPIRES_MS at most), and whatever
+   * it still brings is handed straight back (nak) for another instance to take now.
    */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.batch?.stop();
+    if (this.connectionClosed()) this.batch?.stop();
     this.wake?.();
     await this.loop;
     if (!this.connectionClosed()) await this.flush().catch(() => undefined);
@@ -59,7 +63,6 @@ export class NatsPullConsumer implements Consumer {
           expires: FETCH_EXPIRES_MS,
         });
         this.batch = batch;
-        if (this.stopping) batch.stop(); // stop() came while the pull was being set up
         for await (const msg of batch) this.dispatch(msg);
       } catch (error) {
         if (this.stopping) return;

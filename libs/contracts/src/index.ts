@@ -115,6 +115,47 @@ export {
   CancelRunRequestSchema,
   type CancelRunRequest,
 } from './api/api-requests';
+export {
+  RUN_STATUSES,
+  RunStatusSchema,
+  type RunStatus,
+  RUNS_PAGE_MAX,
+  RUNS_PAGE_DEFAULT,
+  RunListQuerySchema,
+  type RunListQuery,
+  RunFailureSchema,
+  RunSummarySchema,
+  type RunSummary,
+  RunListResponseSchema,
+  type RunListResponse,
+  FacetValueSchema,
+  PlanSnapshotSchema,
+  type PlanSnapshot,
+  PlanVersionViewSchema,
+  type PlanVersionView,
+  RunNodeViewSchema,
+  RunHitlRequestViewSchema,
+  RunDetailSchema,
+  type RunDetail,
+} from './api/api-runs';
+export {
+  ErrorResponseSchema,
+  CancelRunResponseSchema,
+  type CancelRunResponse,
+  HitlResolveResponseSchema,
+  PolicyTriggerResponseSchema,
+  CapabilityInstanceViewSchema,
+  CapabilityViewSchema,
+  CapabilityListResponseSchema,
+  CapabilityRegisteredResponseSchema,
+  AssignOwnerRequestSchema,
+  OwnerAssignedResponseSchema,
+  ProjectionsRebuiltResponseSchema,
+  HealthResponseSchema,
+  ReadinessCheckSchema,
+  ReadinessResponseSchema,
+  type ReadinessResponse,
+} from './api/api-responses';
 
 // Plans
 export { PLAN_NODE_KINDS, PlanNodeKindSchema, type PlanNodeKind } from './plan/plan-node-kind';
@@ -280,7 +321,12 @@ export {
   type DecidedRunEvent,
   type DecidedFlexEvent,
 } from './events/event-catalog';
-export { FlexEventFrameSchema, type FlexEventFrame } from './events/event-frame';
+export {
+  FlexEventFrameSchema,
+  FlexEventFrameUnionSchema,
+  STREAMED_EVENT_TYPES,
+  type FlexEventFrame,
+} from './events/event-frame';
 export {
   runStreamId,
   capabilityStreamId,

@@ -76,4 +76,24 @@ describe('createDatabase', () => {
       expect((await db.selectFrom('counter').select('n').executeTakeFirstOrThrow()).n).toBe(25);
     });
   });
+
+  it('serves the event loop between PGlite statements, however many are queued', async () => {
+    const { db, close } = await createDatabase({});
+    try {
+      await sql`create table turns (n int)`.execute(db);
+      let done = 0;
+      const inserts = Array.from({ length: 200 }, (_, n) =>
+        sql`insert into turns values (${n})`.execute(db).then(() => done++),
+      );
+      // Queued statements used to run back to back in one turn (all 200 done before this ran).
+      const doneAtNextTurn = await new Promise<number>((resolve) => setImmediate(() => resolve(done)));
+      await Promise.all(inserts);
+      expect(doneAtNextTurn).toBeLessThan(5);
+      expect((await sql<{ n: number }>`select count(*)::int as n from turns`.execute(db)).rows).toEqual([
+        { n: 200 },
+      ]);
+    } finally {
+      await close();
+    }
+  });
 });

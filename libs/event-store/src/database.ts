@@ -1,4 +1,3 @@
-import { PGlite } from '@electric-sql/pglite';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -6,6 +5,7 @@ import { PGliteDialect } from 'kysely-pglite-dialect';
 import { Pool } from 'pg';
 import { DatabaseConfigError } from './errors';
 import type { EventStoreDatabase } from './event-store.table';
+import { TurnTakingPGlite } from './turn-taking-pglite';
 
 export interface DatabaseConfig {
   /** A Postgres URL: the distributed mode. */
@@ -31,8 +31,9 @@ export interface FlexDatabase {
 /**
  * Opens the database: Postgres through a pg pool when `url` is given, else an embedded PGlite.
  * PGlite is a single connection: kysely-pglite-dialect hands it to one Kysely connection at a time,
- * so concurrent transactions queue instead of interleaving. The catch: code that, inside a
- * transaction, awaits a query on the outer `db` instead of the transaction waits for ever there.
+ * so concurrent transactions queue instead of interleaving, and each statement starts on a turn of
+ * the event loop of its own (TurnTakingPGlite), so HTTP is served between them. The catch: code that,
+ * inside a transaction, awaits a query on the outer `db` instead of the transaction waits for ever.
  */
 export async function createDatabase(config: DatabaseConfig): Promise<FlexDatabase> {
   if (config.url) return openPostgres(config.url, poolSize(config.poolSize));
@@ -58,7 +59,8 @@ async function openPglite(dataDir: string | undefined): Promise<FlexDatabase> {
     if (dataDir.trim() === '') throw new DatabaseConfigError('dataDir must not be empty');
     await mkdir(dataDir, { recursive: true });
   }
-  const pglite = await PGlite.create(dataDir === undefined ? {} : { dataDir: resolve(dataDir) });
+  const pglite = new TurnTakingPGlite(dataDir === undefined ? {} : { dataDir: resolve(dataDir) });
+  await pglite.waitReady;
   const db = new Kysely<EventStoreDatabase>({ dialect: new PGliteDialect(pglite) });
   return { db, kind: 'pglite', close: once(() => db.destroy()) };
 }

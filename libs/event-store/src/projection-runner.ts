@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import { loadCheckpoint, lockCheckpoint, saveCheckpoint } from './checkpoints';
 import { InvalidArgumentError, ProjectionFailedError } from './errors';
 import type { EventStore } from './event-store';
@@ -65,6 +65,39 @@ export class ProjectionRunner {
       if (failures.length > 0) throw failures[0];
       return total;
     });
+  }
+
+  /**
+   * Catch up until every projection has applied every event at or below `position` (read your
+   * writes: the head position once your appends have committed). A plain catchUp stops where the
+   * gap-safe tail stops, and any long transaction on the server holds that back, so an event
+   * already committed can still be ahead of it: this waits for it, up to `timeoutMs`. Returns
+   * whether the projections reached `position`.
+   */
+  async catchUpThrough(position: number, timeoutMs = 5000): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+      await this.catchUp();
+      if (await this.#through(position)) return true;
+      if (Date.now() >= deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  /** Whether no event at or below `position` lies past any projection's checkpoint. */
+  async #through(position: number): Promise<boolean> {
+    for (const name of this.#projections.keys()) {
+      const at = await loadCheckpoint(this.#db, name);
+      const behind = await this.#db
+        .selectFrom('events')
+        .select('position')
+        .where('position', '<=', position)
+        .where(sql<boolean>`(transaction_id, position) > (${at.transactionId}::xid8, ${at.position}::bigint)`)
+        .limit(1)
+        .executeTakeFirst();
+      if (behind) return false;
+    }
+    return true;
   }
 
   /** Empties the projection and replays the whole log into it, in one transaction. Returns the events replayed. */

@@ -77,7 +77,9 @@ describe('hostile rules within the static limits stop at the budget', () => {
   it('every one ends: a value within the budget, or the budget error, never a hang or a crash', () => {
     fc.assert(
       fc.property(hostileRule, hostileData, (rule, data) => {
-        expect(validateJsonLogic(rule)).toEqual([]);
+        // The generator aims within the static limits and now and then lands past one (seed
+        // 780374037): such a rule never reaches evaluation, so it is not a case of this property.
+        fc.pre(validateJsonLogic(rule).length === 0);
         const meter = new Meter(BUDGET);
         const { value: result, ms } = timed(() => evaluateRule(rule, data, meter));
         figures.runs += 1;

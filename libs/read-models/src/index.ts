@@ -1,16 +1,9 @@
 export { readModelMigrations } from './read-models.migrations';
 export { createRunsProjection, type RunsProjectionOptions } from './runs.projection';
 export { capabilitiesProjection } from './capabilities.projection';
-export {
-  listRuns,
-  countWorkingRuns,
-  getRunDetail,
-  listCapabilityInstances,
-  type RunSummary,
-  type RunDetail,
-  type PlanVersionView,
-  type CapabilityRow,
-} from './queries';
+export { countWorkingRuns, listCapabilityInstances, type CapabilityRow } from './queries';
+export { listRuns, type RunCursor, type RunFilter, type RunPage } from './run-list.query';
+export { getRunDetail } from './run-detail.query';
 export type { ReadModelDatabase } from './read-models.table';
 
 export { projectionsFor } from './projections.host';

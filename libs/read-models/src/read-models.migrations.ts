@@ -111,4 +111,21 @@ export const readModelMigrations: Record<string, Migration> = {
       await sql`delete from checkpoints where name = 'runs'`.execute(db);
     },
   },
+  // GET runs/:id (spec 003 §10.1): the run's envelope, each plan version's pending nodes. Rows
+  // written before have neither: drop them, and the projection replays the log from 0. The indexes
+  // serve GET runs' keyset pages (newest first, then run id), with or without an owner.
+  '2026121501_run_detail': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('runs').addColumn('envelope', 'jsonb').execute();
+      await db.schema.alterTable('plan_versions').addColumn('pending_node_ids', 'jsonb').execute();
+      for (const table of ['hitl_requests', 'run_outputs', 'plan_nodes', 'plan_versions', 'runs'])
+        await sql`delete from ${sql.table(table)}`.execute(db);
+      await sql`delete from checkpoints where name = 'runs'`.execute(db);
+      await sql`create index if not exists runs_page on runs (created_at desc, run_id desc)`.execute(db);
+      await sql`create index if not exists runs_owner_page on runs (owner, created_at desc, run_id desc)`.execute(
+        db,
+      );
+      await sql`create index if not exists plan_nodes_capability on plan_nodes (capability_id)`.execute(db);
+    },
+  },
 };

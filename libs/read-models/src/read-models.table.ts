@@ -1,4 +1,4 @@
-import type { CapabilityRegistration, DiagnosticsBundle } from '@flex/contracts';
+import type { CapabilityRegistration, DiagnosticsBundle, TaskEnvelope } from '@flex/contracts';
 import type { ColumnType } from 'kysely';
 
 type Json<T = unknown> = ColumnType<T, string, string>;
@@ -16,6 +16,8 @@ export interface RunsTable {
   failure_code: string | null;
   failure_reason: string | null;
   failure_diagnostics: Json<DiagnosticsBundle> | null;
+  /** The normalized envelope `start` recorded (secrets are references). */
+  envelope: Json<TaskEnvelope>;
   created_at: Timestamp;
   updated_at: Timestamp;
   last_position: ColumnType<string | number, number, number>;
@@ -38,6 +40,8 @@ export interface PlanVersionsTable {
   satisfaction_score: number | null;
   diagnostics: Json<DiagnosticsBundle> | null;
   registry_hash: string | null;
+  /** The version's nodes not yet completed (nor skipped) when it was accepted. */
+  pending_node_ids: Json<string[]>;
   created_at: Timestamp;
 }
 

@@ -4,6 +4,7 @@ import type { Transaction } from 'kysely';
 import type { ReadModelDatabase } from './read-models.table';
 import {
   hitlColumns,
+  pendingNodeIds,
   nodeColumns,
   runColumns,
   sameHitlColumns,
@@ -31,7 +32,7 @@ export async function writeRunRows(
   if (after.status === 'none') return;
   if (before.status === 'none') await insertRun(db, runId, after, event);
   else await updateRun(db, runId, before, after, event);
-  if (before.status !== 'none' && !isTerminal(before)) await recordPlanVersion(db, runId, event);
+  if (before.status !== 'none' && !isTerminal(before)) await recordPlanVersion(db, runId, after, event);
   await writeNodes(db, runId, before, after, event.timestamp);
   await writeHitlRequests(db, runId, before, after, event);
   if (after.status === 'completed' && before.status !== 'completed') {
@@ -61,6 +62,7 @@ async function insertRun(db: RunRowsDb, runId: string, run: StartedRun, event: S
     owner: run.owner.principal,
     owner_role: run.owner.role,
     objective: run.envelope.objective,
+    envelope: JSON.stringify(run.envelope),
     ...runColumns(run),
     observed_satisfaction: null,
     failure_diagnostics: null,
@@ -100,8 +102,11 @@ function endedBy(before: StartedRun, after: StartedRun, event: StoredEvent) {
   return {};
 }
 
-/** A plan version accepted by a run still going: a record of that event (one row per version). */
-async function recordPlanVersion(db: RunRowsDb, runId: string, event: StoredEvent) {
+/**
+ * A plan version accepted by a run still going: a record of that event (one row per version), with
+ * the nodes it had yet to run once accepted (a replan keeps the completed ones).
+ */
+async function recordPlanVersion(db: RunRowsDb, runId: string, after: StartedRun, event: StoredEvent) {
   const accepted = acceptedPlan(event);
   if (!accepted) return;
   const { plan, version, diagnostics } = accepted;
@@ -116,6 +121,7 @@ async function recordPlanVersion(db: RunRowsDb, runId: string, event: StoredEven
       satisfaction_score: diagnostics.satisfactionScore,
       diagnostics: JSON.stringify(diagnostics),
       registry_hash: accepted.registry.hash,
+      pending_node_ids: JSON.stringify(pendingNodeIds(plan, after)),
       created_at: event.timestamp,
     })
     .onConflict((oc) => oc.columns(['run_id', 'version']).doNothing())

@@ -1,4 +1,4 @@
-import type { PlanNode } from '@flex/contracts';
+import type { PlanGraph, PlanNode } from '@flex/contracts';
 import type { HitlRequestState, NodeState, RunState, StartedRun } from '@flex/run-model';
 
 /**
@@ -43,6 +43,16 @@ export function shownNodes(state: RunState): Map<string, ShownNode> {
     if (node) shown.set(planNode.id, { planNode, node });
   }
   return shown;
+}
+
+/** The nodes of `plan` the run has yet to finish: neither completed nor skipped. */
+export function pendingNodeIds(plan: PlanGraph, state: StartedRun): string[] {
+  return plan.nodes
+    .filter((n) => {
+      const status = state.nodes[n.id]?.status;
+      return status !== 'completed' && status !== 'skipped';
+    })
+    .map((n) => n.id);
 }
 
 export function nodeColumns({ planNode, node }: ShownNode): NodeColumns {

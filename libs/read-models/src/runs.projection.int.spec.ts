@@ -1,7 +1,7 @@
 import { contentHash, type PlanGraph } from '@flex/contracts';
 import type { NewEvent, Projection } from '@flex/event-store';
 import { randomUUID } from 'node:crypto';
-import { getRunDetail } from './queries';
+import { getRunDetail } from './run-detail.query';
 import { createRunsProjection } from './runs.projection';
 import {
   expectedRunRows,
@@ -139,7 +139,7 @@ describe.each(['postgres', 'pglite'] as const)('runs read model, a fold of evolv
   }
   const expected = async (runId: string) => expectedRunRows(runId, await db.store.readStream(`run-${runId}`));
   const projection = createRunsProjection();
-  const catchUp = () => runnerFor(db, projection).catchUp();
+  const catchUp = async () => runnerFor(db, projection).catchUpThrough(await db.store.headPosition());
 
   it("a run that fails closes its open requests: pending and decided ones read 'cancelled'", async () => {
     const runId = `failed-${kind}`;
@@ -242,7 +242,7 @@ describe.each(['postgres', 'pglite'] as const)('runs read model, a fold of evolv
     // Another instance takes a turn: the first one's cache is left behind (hitl-1 pending there).
     await append(r2, nodeStart('a'), nodeDone('a'), ask('hitl-9'), decide('hitl-9', 'approve'));
     await append(r1, decide('hitl-1', 'reject'), resumed);
-    await runnerFor(db, createRunsProjection(), 2).catchUp();
+    await runnerFor(db, createRunsProjection(), 2).catchUpThrough(await db.store.headPosition());
     await append(r1, failed);
     await catchUp();
     expect((await readRunRows(db, r1)).hitl['hitl-1']).toMatchObject({
@@ -252,10 +252,12 @@ describe.each(['postgres', 'pglite'] as const)('runs read model, a fold of evolv
     // A batch that fails after applying r2's complete rolls back: the cache is then ahead of the rows.
     await append(r3, nodeFailed('a', 1, false), failed);
     await append(r2, nodeStart('b'), nodeDone('b'), completed);
-    await expect(runnerFor(db, failingOnce(projection, 5), 2).catchUp()).rejects.toMatchObject({
+    await expect(
+      runnerFor(db, failingOnce(projection, 5), 2).catchUpThrough(await db.store.headPosition()),
+    ).rejects.toMatchObject({
       code: 'PROJECTION_FAILED',
     });
-    await runnerFor(db, projection, 2).catchUp();
+    await runnerFor(db, projection, 2).catchUpThrough(await db.store.headPosition());
     expect((await readRunRows(db, r2)).output).toMatchObject({ output: { a: 1 } });
     const incremental = await Promise.all(runs.map((runId) => readRunRows(db, runId)));
     for (const [i, runId] of runs.entries()) expect(incremental[i]).toEqual(await expected(runId));

@@ -71,6 +71,7 @@ export async function readRunRows(db: ReadModelsDb, runId: string): Promise<RunR
     run: run && {
       ...run,
       failure_diagnostics: parsed(run.failure_diagnostics),
+      envelope: parsed(run.envelope),
       created_at: iso(run.created_at),
       updated_at: iso(run.updated_at),
       last_position: Number(run.last_position),
@@ -133,6 +134,7 @@ function expectedRun(
     owner: state.owner.principal,
     owner_role: state.owner.role,
     objective: state.envelope.objective,
+    envelope: state.envelope,
     status: state.status,
     plan_version: state.planVersion,
     satisfaction_score: state.satisfactionScore ?? null,

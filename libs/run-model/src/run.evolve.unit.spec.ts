@@ -146,7 +146,7 @@ describe('evolveRun: HITL, pause and fallback state', () => {
         payload: {
           policyId: 'q',
           trigger: { kind: 'onNodeComplete', key: 'onNodeComplete:e9' },
-          action: { type: 'replan' },
+          actionDetails: { type: 'replan' },
           decision: { result: 'DENY', reason: 'r', severity: 'hard' },
         },
       },

@@ -2,7 +2,7 @@ import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FlexEventErrorFilter, FlexEventsTransport } from '@flex/bus';
 import { recordDeadLetter } from '@flex/event-store';
-import { loadConfig } from './config';
+import { bindHost, loadConfig } from './config';
 import { failRunOfDeadLetter } from './dead-letter';
 import type { ServiceRuntime } from './runtime';
 import { createDistributedRuntime, type RuntimeOptions } from './runtime.factory';
@@ -64,8 +64,9 @@ export async function startDistributedService(definition: ServiceDefinition): Pr
     );
     await app.startAllMicroservices();
   }
-  await app.listen(config.PORT, '0.0.0.0');
-  runtime.logger.info('service started', { port: config.PORT, mode: runtime.mode });
+  const host = bindHost(config, 'distributed');
+  await app.listen(config.PORT, host);
+  runtime.logger.info('service started', { host, port: config.PORT, mode: runtime.mode });
   return async () => {
     runtime.logger.info('service stopping');
     await app.close();

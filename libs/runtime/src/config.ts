@@ -4,8 +4,11 @@ import { parseSecretKey } from './secrets/secret-cipher';
 
 const intFromEnv = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+const HOSTNAME =
+  /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
 /**
- * What one HTTP server and one API token may hold (docs/security/http-limits-and-fuzz.md). The
+ * What one HTTP server and one API token may hold (docs/security/http-limits.md). The
  * timeouts are the server's: headers, the whole request (headers and body), and an idle keep-alive
  * connection; the rest are per token, except FLEX_LIMIT_CONNECTIONS (all sockets of the server).
  */
@@ -30,6 +33,15 @@ const HTTP_LIMITS = {
 const ConfigSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    /**
+     * The address the HTTP server binds (see {@link bindHost}): an IPv4 or IPv6 address or a host
+     * name. Unset: loopback in embedded mode, every interface for a distributed service.
+     */
+    FLEX_HOST: z
+      .union([z.ipv4(), z.ipv6(), z.string().regex(HOSTNAME)], {
+        error: 'expected an IP address or a host name (127.0.0.1, 0.0.0.0, ::1, localhost)',
+      })
+      .optional(),
     FLEX_DATA_DIR: z.string().min(1).default('.flex'),
     FLEX_DATABASE_URL: z.string().url().optional(),
     FLEX_NATS_URL: z.string().min(1).optional(),
@@ -80,6 +92,16 @@ const ConfigSchema = z
       .string()
       .refine(compiles, { error: 'expected a regular expression' })
       .default(DEFAULT_SECRET_KEY_PATTERN),
+    /**
+     * The developer sandbox (spec 003 §11): `sandbox/*` routes and the dashboard's sandbox page.
+     * Off unless set; for development and staging, never production.
+     */
+    FLEX_DEV_SANDBOX: z
+      .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])
+      .default('false')
+      .transform((v) => ['true', '1', 'yes', 'on'].includes(v)),
+    /** A directory of `flex-*.json` TaskEnvelope templates the sandbox offers beside its own. */
+    FLEX_SANDBOX_TEMPLATE_DIR: z.string().min(1).optional(),
     /** When set, `GET /metrics` answers only `Authorization: Bearer <this>` (unset: open, as a scrape target). */
     FLEX_METRICS_TOKEN: z.string().min(16, 'FLEX_METRICS_TOKEN must be at least 16 characters').optional(),
     ...HTTP_LIMITS,
@@ -114,6 +136,15 @@ function compiles(source: string): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Where a process's HTTP server listens: FLEX_HOST, else loopback for the embedded system (a laptop
+ * should not serve its API to the network unasked) and every interface for a distributed service
+ * (a container is reached from outside it: docker-compose.yml, deploy/k8s).
+ */
+export function bindHost(config: Pick<FlexConfig, 'FLEX_HOST'>, mode: 'embedded' | 'distributed'): string {
+  return config.FLEX_HOST ?? (mode === 'embedded' ? '127.0.0.1' : '0.0.0.0');
 }
 
 /** `FLEX_SECRET_KEY_PATTERN` as the normalizer takes it. */

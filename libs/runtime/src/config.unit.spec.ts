@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from './config';
+import { bindHost, ConfigError, loadConfig } from './config';
 import { natsAuthOf } from './nats-auth';
 
 describe('loadConfig: NATS identity and credentials', () => {
@@ -37,4 +37,25 @@ describe('loadConfig: NATS identity and credentials', () => {
   it('defaults the registration rate to a burst of 100, then 60 a minute', () => {
     expect(loadConfig({})).toMatchObject({ FLEX_REGISTRATIONS_PER_MINUTE: 60, FLEX_REGISTRATION_BURST: 100 });
   });
+});
+
+describe('FLEX_HOST: where the HTTP server listens', () => {
+  it('defaults to loopback for the embedded system and every interface for a distributed service', () => {
+    const config = loadConfig({});
+    expect(bindHost(config, 'embedded')).toBe('127.0.0.1');
+    expect(bindHost(config, 'distributed')).toBe('0.0.0.0');
+  });
+
+  it.each(['0.0.0.0', '127.0.0.1', '::', '::1', 'localhost', 'flex-gateway.internal'])('takes %s', (host) => {
+    const config = loadConfig({ FLEX_HOST: host });
+    expect(bindHost(config, 'embedded')).toBe(host);
+    expect(bindHost(config, 'distributed')).toBe(host);
+  });
+
+  it.each(['http://0.0.0.0', '0.0.0.0:3000', 'a b', '-bad-', 'host_name', '10.0.0.0/8'])(
+    'refuses %s, naming FLEX_HOST',
+    (host) => {
+      expect(() => loadConfig({ FLEX_HOST: host })).toThrow(/FLEX_HOST/);
+    },
+  );
 });

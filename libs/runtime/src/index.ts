@@ -1,4 +1,5 @@
-export { loadConfig, ConfigError, secretKeyPattern, type FlexConfig } from './config';
+export { loadConfig, ConfigError, bindHost, secretKeyPattern, type FlexConfig } from './config';
+export { Readiness, type CheckResult, type ReadinessReport } from './readiness';
 export { SecretVault, SecretStoreUnavailableError, SecretUnavailableError } from './secrets/secret-vault';
 export { SecretCipher, parseSecretKey, generateSecretKey } from './secrets/secret-cipher';
 export { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
@@ -9,6 +10,7 @@ export { RUNTIME, type ServiceRuntime } from './runtime';
 export { createDistributedRuntime, createEmbeddedRuntime, type RuntimeOptions } from './runtime.factory';
 export { runCommand, type CommandOptions, type CommandResult } from './command';
 export { HealthController } from './health.controller';
+export { ApiDoc, API_DOC_KEY, type ApiDocInput } from './api-doc';
 export { startDistributedService, eventsTransport, type ServiceDefinition } from './bootstrap';
 export {
   fetchCapabilitySnapshot,
@@ -16,7 +18,7 @@ export {
   type CapabilitySnapshot,
   type CapabilityView,
 } from './registry.client';
-export { runProcess } from './process';
+export { runProcess, startFailure } from './process';
 export {
   DEAD_LETTERED,
   decideDeadLetterFailure,

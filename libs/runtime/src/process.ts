@@ -1,4 +1,16 @@
 /**
+ * Why a process refuses to start that is the user's to fix, not a bug (a bad setting, a data
+ * directory in use, a port taken): said in one line, without a stack trace.
+ */
+const STARTUP_REFUSALS = new Set([
+  'INVALID_CONFIG',
+  'DATA_DIR_LOCKED',
+  'EADDRINUSE',
+  'EADDRNOTAVAIL',
+  'EACCES',
+]);
+
+/**
  * A process entry point: run `start`, then on SIGTERM / SIGINT run the shutdown it returned once and
  * exit 0; a failure to start (or to stop) is printed and exits 1.
  */
@@ -21,8 +33,17 @@ export function runProcess(start: () => Promise<() => Promise<void>>): void {
       process.once('SIGINT', stop);
     },
     (error) => {
-      console.error(error);
+      console.error(startFailure(error));
       process.exit(1);
     },
   );
+}
+
+/** What to print when start fails: the one line of a refusal, the error (with its stack) otherwise. */
+export function startFailure(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = (error as { message?: unknown } | null)?.message;
+  if (typeof code === 'string' && STARTUP_REFUSALS.has(code) && typeof message === 'string')
+    return `flex: ${message.split('\n')[0]}`;
+  return error;
 }

@@ -16,12 +16,13 @@ import {
   type StoredEvent,
 } from '@flex/event-store';
 import { configureEvaluationBudget } from '@flex/logic';
-import type { Migration } from 'kysely';
+import { sql, type Migration } from 'kysely';
 import { randomIds, systemClock } from './clock';
 import type { FlexConfig } from './config';
 import { createLogger } from './logger';
 import { createMetrics } from './metrics';
 import { natsAuthOf } from './nats-auth';
+import { Readiness } from './readiness';
 import { isFlexService, SERVICE_ROLES } from './nats/service-roles';
 import type { ServiceRuntime } from './runtime';
 import { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
@@ -74,6 +75,7 @@ export async function createDistributedRuntime(
     logger,
     secrets: new SecretVault(database, resolveSecretKey(config, { kind: 'none' })),
   });
+  runtime.readiness.watch('nats', natsCheck(nc));
   runtime.onClose(() => nc.close());
   runtime.onClose(() => database.close());
   runtime.onClose(() => bus.close());
@@ -123,6 +125,7 @@ export async function createEmbeddedRuntime(
     logger,
     secrets: new SecretVault(database, resolveSecretKey(config, keyHome)),
   });
+  if (nc) runtime.readiness.watch('nats', natsCheck(nc));
   runtime.onClose(() => database.close());
   if (nc) runtime.onClose(() => nc.close());
   runtime.onClose(() => bus.close());
@@ -138,6 +141,13 @@ function baseRuntime(
 ): ServiceRuntime {
   const closers: Array<() => Promise<void> | void> = [];
   let closed = false;
+  // The runtime exists only once the migrations ran (createDatabase, then migrateToLatest).
+  const readiness = new Readiness();
+  readiness.done('migrations', 'up to date');
+  readiness.watch('database', async () => {
+    await sql`select 1`.execute(parts.database.db);
+    return { ok: true };
+  });
   // Rules are evaluated in pure code that cannot read configuration: the budget is set for the process.
   configureEvaluationBudget({
     operations: config.FLEX_LOGIC_MAX_OPERATIONS,
@@ -145,12 +155,14 @@ function baseRuntime(
   });
   return {
     mode,
+    service,
     config,
     ...parts,
     prefix: config.FLEX_NATS_PREFIX,
     clock: systemClock,
     ids: randomIds,
     metrics: createMetrics(),
+    readiness,
     onClose: (fn) => closers.push(fn),
     async close() {
       if (closed) return;
@@ -164,4 +176,10 @@ function baseRuntime(
       }
     },
   };
+}
+
+/** The NATS connection is open (it reconnects by itself; while it does, the process is not ready). */
+function natsCheck(nc: { isClosed(): boolean; isDraining(): boolean }) {
+  return async () =>
+    nc.isClosed() || nc.isDraining() ? { ok: false, detail: 'NATS connection closed' } : { ok: true };
 }

@@ -4,6 +4,7 @@ import type { Clock, IdGenerator } from './clock';
 import type { FlexConfig } from './config';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
+import type { Readiness } from './readiness';
 import type { SecretVault } from './secrets/secret-vault';
 
 /**
@@ -13,6 +14,8 @@ import type { SecretVault } from './secrets/secret-vault';
  */
 export interface ServiceRuntime {
   readonly mode: 'embedded' | 'distributed';
+  /** The service this runtime is for (`gateway`, `planner`…; `flex` for the embedded system). */
+  readonly service: string;
   readonly config: FlexConfig;
   readonly database: FlexDatabase;
   readonly store: EventStore;
@@ -23,6 +26,8 @@ export interface ServiceRuntime {
   readonly ids: IdGenerator;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  /** Whether the process is ready to take work (`GET /readyz`): startup steps and live checks. */
+  readonly readiness: Readiness;
   /** The secret store: sealed values of the secrets envelopes carried (see docs/security/secrets.md). */
   readonly secrets: SecretVault;
   /** Stop background loops and close connections, in order. */

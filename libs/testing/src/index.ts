@@ -6,3 +6,4 @@ export * from './flex-client';
 export * from './openai-server';
 export { startNats, type NatsTestServer, type NatsTestServerOptions } from './nats-server';
 export * from './raw-http';
+export { findOrInstallChromium } from './chromium';

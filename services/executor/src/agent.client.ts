@@ -4,10 +4,10 @@ import type { PlanNode } from '@flex/contracts';
 import { defaultFacetCompiler } from '@flex/facets';
 import { nodeOutputErrors } from '@flex/run-model';
 import type { ServiceRuntime } from '@flex/runtime';
-import { facetIssuesOf, usageOf } from './run/agent-reply';
+import { agentLogsOf, facetIssuesOf, usageOf } from './run/agent-reply';
 import type { InvokeOutcome } from './run/invoke.decide';
 
-type Reply = { output?: unknown; usage?: unknown };
+type Reply = { output?: unknown; usage?: unknown; logs?: unknown };
 
 /**
  * Ask the agent serving `invocation.capabilityId` (request/reply, queue group per capability) and
@@ -36,9 +36,11 @@ export async function callAgent(
 function failedCall(error: unknown, durationMs: number): InvokeOutcome {
   const e = error as { code?: string; message?: string; retryable?: boolean; details?: unknown };
   const issues = facetIssuesOf(e.details);
+  const logs = agentLogsOf((e.details as { logs?: unknown } | undefined)?.logs);
   return {
     ok: false,
     durationMs,
+    ...(logs ? { logs } : {}),
     error: {
       code: e.code ?? 'agent_error',
       message: (e.message ?? String(error)).slice(0, 8000),
@@ -52,10 +54,13 @@ function failedCall(error: unknown, durationMs: number): InvokeOutcome {
 
 function checkedReply(reply: Reply | undefined, node: PlanNode, durationMs: number): InvokeOutcome {
   const output = reply?.output;
+  const logs = agentLogsOf(reply?.logs);
+  const logged = logs ? { logs } : {};
   if (!isRecord(output)) {
     return {
       ok: false,
       durationMs,
+      ...logged,
       error: {
         code: 'invalid_output',
         message: 'the agent replied without an output object',
@@ -70,6 +75,7 @@ function checkedReply(reply: Reply | undefined, node: PlanNode, durationMs: numb
     return {
       ok: false,
       durationMs,
+      ...logged,
       error: {
         code: 'invalid_output',
         message: `output breaks the node contract: ${errors[0].path} ${errors[0].message}`.slice(0, 8000),
@@ -79,7 +85,7 @@ function checkedReply(reply: Reply | undefined, node: PlanNode, durationMs: numb
     };
   }
   const provenance = defaultFacetCompiler().compile(node.outputFacets, 'output').provenance;
-  return { ok: true, output, durationMs, provenance, usage: usageOf(reply?.usage) };
+  return { ok: true, output, durationMs, provenance, usage: usageOf(reply?.usage), ...logged };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -8,6 +8,7 @@ import {
   evolveRun,
   initialRunState,
   isPlanned,
+  isTerminal,
   runMetadata,
   type RunLimits,
   type RunState,
@@ -208,7 +209,7 @@ export class ExecutorHandler {
   ): Promise<{ decision: ExecutorDecision; duplicate: boolean }> {
     let result = await this.command(event, key, (s) => decide(s));
     if (!result.duplicate && needsRegistry(result.decision)) {
-      const fallbacks = await this.activeRegistrations();
+      const fallbacks = await this.activeRegistrations(event);
       result = await this.command(event, key, (s) => decide(s, fallbacks));
     }
     for (const e of result.appended) {
@@ -243,17 +244,31 @@ export class ExecutorHandler {
     });
   }
 
-  private async activeRegistrations(): Promise<CapabilityRegistration[]> {
+  /** The registry's active registrations; none when it does not answer (said on the run's log too). */
+  private async activeRegistrations(event: StoredEvent): Promise<CapabilityRegistration[]> {
     try {
       return activeRegistrations(
         await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix, SNAPSHOT_TIMEOUT_MS),
       );
     } catch (error) {
-      this.runtime.logger.warn('registry snapshot unavailable; no fallback capability this time', {
-        error: String(error),
-      });
+      const message = 'registry snapshot unavailable; no fallback capability this time';
+      this.runtime.logger.warn(message, { error: String(error), streamId: event.streamId });
+      await this.logOnRun(event, 'executor:log:registry-unavailable', message);
       return [];
     }
+  }
+
+  /**
+   * A service line about the run, recorded as its `log` event (once per key, never after the run
+   * ended). Best effort: a line that cannot be appended is only in the process log.
+   */
+  private async logOnRun(event: StoredEvent, key: string, message: string): Promise<void> {
+    const payload = { level: 'warn' as const, message, source: 'executor' };
+    await this.command(event, `${key}:${event.id}`, (s) =>
+      decision(s.status === 'none' || isTerminal(s) ? [] : [{ type: 'log', payload }]),
+    ).catch((error: unknown) =>
+      this.runtime.logger.warn('could not record a log line on the run', { error: String(error) }),
+    );
   }
 
   /** Any registration of the capability, active or not: a human capability need not heartbeat. */

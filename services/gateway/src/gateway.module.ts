@@ -1,10 +1,11 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Module, type DynamicModule, type Type } from '@nestjs/common';
 import { HealthController, RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import type { ApiTokens } from './auth/api-tokens';
 import { API_TOKENS, AuthGuard, CLIENT_LIMITS } from './auth/auth.guard';
 import { ClientLimits, tokenLimitsFrom } from './limits/client-limits';
 import { AdminController } from './admin/admin.controller';
-import { DashboardController } from './dashboard/dashboard.controller';
+import { DASHBOARD_ASSETS, DashboardController } from './dashboard/dashboard.controller';
+import { loadDashboardAssets } from './dashboard/dashboard-assets';
 import { CapabilitiesController } from './capabilities/capabilities.controller';
 import { CapabilityOwnerController } from './capabilities/capability-owner.controller';
 import { RunsController } from './runs/runs.controller';
@@ -14,9 +15,11 @@ import { RunControlController } from './runs/run-control.controller';
 import { RunCancelController } from './runs/run-cancel.controller';
 import { API_ROUTES, OpenApiController } from './openapi/openapi.controller';
 import { routesOf } from './openapi/openapi.document';
+import { EnvelopeBuilder } from './sandbox/envelope-builder';
+import { SandboxController } from './sandbox/sandbox.controller';
 
 /** Every controller of the gateway: what it serves, and what `GET openapi.json` lists. */
-const CONTROLLERS = [
+const CONTROLLERS: Type[] = [
   HealthController,
   DashboardController,
   RunsController,
@@ -32,9 +35,11 @@ const CONTROLLERS = [
 @Module({})
 export class GatewayModule {
   static forRuntime(runtime: ServiceRuntime, tokens: ApiTokens): DynamicModule {
+    // The developer sandbox exists only when asked for (FLEX_DEV_SANDBOX): its routes, in the document too.
+    const controllers = runtime.config.FLEX_DEV_SANDBOX ? [...CONTROLLERS, SandboxController] : CONTROLLERS;
     return {
       module: GatewayModule,
-      controllers: CONTROLLERS,
+      controllers,
       providers: [
         { provide: RUNTIME, useValue: runtime },
         { provide: API_TOKENS, useValue: tokens },
@@ -42,9 +47,11 @@ export class GatewayModule {
           provide: CLIENT_LIMITS,
           useValue: new ClientLimits(tokenLimitsFrom(runtime.config), () => runtime.clock.now().getTime()),
         },
-        { provide: API_ROUTES, useValue: routesOf(CONTROLLERS) },
+        { provide: API_ROUTES, useValue: routesOf(controllers) },
+        { provide: DASHBOARD_ASSETS, useValue: loadDashboardAssets() },
         AuthGuard,
         RunsService,
+        EnvelopeBuilder,
       ],
     };
   }

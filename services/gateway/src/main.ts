@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { readModelMigrations } from '@flex/read-models';
-import { createDistributedRuntime, loadConfig, runProcess } from '@flex/runtime';
+import { bindHost, createDistributedRuntime, loadConfig, runProcess } from '@flex/runtime';
 import { resolveApiTokens } from './auth/api-tokens';
 import { createGatewayApp } from './http/gateway.app';
 
@@ -16,8 +16,9 @@ async function main(): Promise<() => Promise<void>> {
       file: `${config.FLEX_DATA_DIR}/api-token`,
     });
   const app = await createGatewayApp(runtime, tokens);
-  await app.listen(config.PORT, '0.0.0.0');
-  runtime.logger.info('gateway listening', { port: config.PORT });
+  const host = bindHost(config, 'distributed');
+  await app.listen(config.PORT, host);
+  runtime.logger.info('gateway listening', { host, port: config.PORT });
   return async () => {
     await app.close();
     await runtime.close();

@@ -43,16 +43,26 @@ export function checkSubjectCapability(asker: Asker, capabilityId: string): void
     );
 }
 
-/** `{ registration, instanceId? }` or a bare registration. */
+/**
+ * `{ registration, instanceId? }` or a bare registration. In the wrapped form nothing else may sit
+ * beside the two, and an `instanceId` given must be an identifier: a wrong one is refused, never
+ * read as the default instance.
+ */
 export function parseRegister(data: unknown) {
   const body = isRecord(data) ? data : {};
-  const check = validateRegistration(body.registration ?? data);
+  const wrapped = body.registration !== undefined;
+  if (wrapped) {
+    const extra = Object.keys(body).find((key) => key !== 'registration' && key !== 'instanceId');
+    if (extra !== undefined)
+      throw reject(extra, 'invalid_registration', `unknown member ${extra} beside registration`);
+    if (body.instanceId !== undefined && !IdentifierSchema.safeParse(body.instanceId).success)
+      throw reject('instanceId', 'invalid_registration', 'instanceId must be 1..128 of A-Z a-z 0-9 _ . : -');
+  }
+  const check = validateRegistration(wrapped ? body.registration : data);
   if (!check.ok) throw new RegistrationRejected(check.issues);
   const { registration } = check;
-  const instanceId =
-    typeof body.instanceId === 'string' && body.instanceId
-      ? body.instanceId
-      : (registration.instanceId ?? 'default');
+  const given = wrapped ? body.instanceId : undefined;
+  const instanceId = typeof given === 'string' ? given : (registration.instanceId ?? 'default');
   return { registration, instanceId };
 }
 

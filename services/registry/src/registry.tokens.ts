@@ -7,7 +7,8 @@ export const PROJECTIONS = Symbol.for('flex.projections');
 export const REGISTRY_OPTIONS = Symbol.for('flex.registry.options');
 
 export interface ProjectionCatchUp {
-  catchUp(): Promise<unknown>;
+  /** Catch up through `position`; false when `timeoutMs` ran out first. */
+  catchUpThrough(position: number, timeoutMs?: number): Promise<boolean>;
 }
 
 export interface RegistryOptions {

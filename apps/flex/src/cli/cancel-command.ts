@@ -1,7 +1,4 @@
-import { api, CliError, type CliContext } from './client';
-
-/** `flex cancel` exits 4 when the run has already ended (completed or failed): it cannot be cancelled. */
-export const EXIT_ALREADY_ENDED = 4;
+import { api, type CliContext } from './client';
 
 export interface CancelOptions {
   reason?: string;
@@ -16,7 +13,7 @@ interface CancelAnswer {
 
 /**
  * `flex cancel <runId> [--reason text] [--json]`: cancel a run that has not ended. Exit 0 when it is
- * cancelled (now or before), 4 when it had already completed or failed, 1 on any other error.
+ * cancelled (now or before); a run that had already completed or failed is the API's 409 (exit 1).
  */
 export async function cancelCommand(
   ctx: CliContext,
@@ -24,16 +21,9 @@ export async function cancelCommand(
   options: CancelOptions = {},
 ): Promise<number> {
   const body = options.reason ? { reason: options.reason } : {};
-  let answer: CancelAnswer;
-  try {
-    answer = (await (
-      await api(ctx, 'POST', `runs/${encodeURIComponent(runId)}/cancel`, body)
-    ).json()) as CancelAnswer;
-  } catch (error) {
-    if (error instanceof CliError && error.http?.code === 'run_already_ended')
-      throw new CliError(error.message, EXIT_ALREADY_ENDED, error.http);
-    throw error;
-  }
+  const answer = (await (
+    await api(ctx, 'POST', `runs/${encodeURIComponent(runId)}/cancel`, body)
+  ).json()) as CancelAnswer;
   if (options.json) ctx.out(JSON.stringify(answer));
   else if (answer.alreadyCancelled)
     ctx.out(`run ${answer.runId} was already cancelled (event ${answer.event.position})`);

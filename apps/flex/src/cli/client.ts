@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { EXIT } from './exit-codes';
 
 export interface CliContext {
   baseUrl: string;
@@ -14,7 +15,10 @@ export function cliContext(env: NodeJS.ProcessEnv = process.env): CliContext {
   const tokenFile = join(env.FLEX_DATA_DIR ?? '.flex', 'api-token');
   const token = env.FLEX_TOKEN ?? (existsSync(tokenFile) ? readFileSync(tokenFile, 'utf8').trim() : '');
   if (!token)
-    throw new CliError('no API token: set FLEX_TOKEN (or run from the directory holding .flex/api-token)');
+    throw new CliError(
+      'no API token: set FLEX_TOKEN (or run from the directory holding .flex/api-token)',
+      EXIT.unauthorized,
+    );
   return {
     baseUrl,
     token,
@@ -27,7 +31,7 @@ export class CliError extends Error {
   override readonly name = 'CliError';
   constructor(
     message: string,
-    readonly exitCode = 1,
+    readonly exitCode: number = EXIT.error,
     /** For an API error: the HTTP status and the error's `code`. */
     readonly http?: { status: number; code?: string },
   ) {
@@ -41,6 +45,7 @@ export async function api(
   path: string,
   body?: unknown,
   accept = 'application/json',
+  extra: { headers?: Record<string, string>; signal?: AbortSignal } = {},
 ): Promise<Response> {
   let res: Response;
   try {
@@ -49,12 +54,14 @@ export async function api(
       headers: {
         Authorization: `Bearer ${ctx.token}`,
         Accept: accept,
+        ...extra.headers,
         ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal: extra.signal,
     });
   } catch (error) {
-    throw new CliError(`cannot reach Flex at ${ctx.baseUrl}: ${(error as Error).message}`);
+    throw new CliError(`cannot reach Flex at ${ctx.baseUrl}: ${(error as Error).message}`, EXIT.unreachable);
   }
   if (!res.ok) {
     const text = await res.text();
@@ -67,7 +74,18 @@ export async function api(
     } catch {
       // not JSON: show it as it came
     }
-    throw new CliError(`HTTP ${res.status} ${message}`, 1, { status: res.status, code });
+    throw new CliError(`HTTP ${res.status} ${message}`, exitForStatus(res.status), {
+      status: res.status,
+      code,
+    });
   }
   return res;
+}
+
+/** The exit code of an HTTP error (see EXIT). */
+export function exitForStatus(status: number): number {
+  if (status === 400 || status === 413 || status === 422) return EXIT.usage;
+  if (status === 401 || status === 403) return EXIT.unauthorized;
+  if (status === 502 || status === 503 || status === 504) return EXIT.unreachable;
+  return EXIT.error;
 }

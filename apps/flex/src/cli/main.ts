@@ -1,64 +1,81 @@
 import { cancelCommand } from './cancel-command';
-import { cliContext, CliError } from './client';
-import { hitlCommand, rebuildCommand, replayCommand, runCommand, runsCommand } from './commands';
+import { api, cliContext, CliError, type CliContext } from './client';
+import { eventsCommand, replayCommand } from './events-command';
+import { EXIT } from './exit-codes';
+import { hitlListCommand, hitlResolveCommand } from './hitl-command';
+import { parseArgv, UsageError, type ParsedCommand } from './parse-args';
+import { runCommand } from './run-command';
+import { runsCommand } from './runs-command';
+import { helpFor } from './usage';
 
-const USAGE = `usage:
-  flex run <envelope.json>          start a run and stream its progress
-  flex runs                         list recent runs
-  flex replay <runId> [--verify]    print a run's events; --verify checks the audit invariants
-  flex hitl <runId> approve|reject [--note text] [--payload file.json]
-                                    resolve the run's pending human request
-  flex cancel <runId> [--reason text] [--json]
-                                    cancel a run that has not ended (exit 4: it already had)
-  flex projections rebuild          rebuild the read models from the event store (admin)
-env: FLEX_URL (default http://127.0.0.1:3000), FLEX_TOKEN (default: .flex/api-token)`;
-
-export async function main(argv: string[]): Promise<number> {
-  const [command, ...args] = argv;
-  if (!command || command === 'help' || command === '--help') {
-    process.stdout.write(`${USAGE}\n`);
-    return command ? 0 : 1;
-  }
-  const ctx = cliContext();
-  switch (command) {
-    case 'run':
-      if (!args[0]) throw new CliError(USAGE);
-      return runCommand(ctx, args[0]);
-    case 'runs':
-      return runsCommand(ctx);
-    case 'replay':
-      if (!args[0]) throw new CliError(USAGE);
-      return replayCommand(ctx, args[0], args.includes('--verify'));
-    case 'hitl':
-      if (!args[0] || !args[1]) throw new CliError(USAGE);
-      return hitlCommand(ctx, args[0], args[1], {
-        note: flag(args, '--note'),
-        payloadFile: flag(args, '--payload'),
-      });
-    case 'cancel':
-      if (!args[0] || args[0].startsWith('--')) throw new CliError(USAGE);
-      return cancelCommand(ctx, args[0], { reason: flag(args, '--reason'), json: args.includes('--json') });
-    case 'projections':
-      if (args[0] !== 'rebuild') throw new CliError(USAGE);
-      return rebuildCommand(ctx);
-    default:
-      throw new CliError(`unknown command ${command}\n${USAGE}`);
+/**
+ * `flex`: parse the command line strictly, run the command, and answer its exit code (see EXIT).
+ * Errors are one line on stderr (with --json, a JSON document `{ error: { message, exitCode } }`).
+ */
+export async function main(argv: string[], context: () => CliContext = cliContext): Promise<number> {
+  let json = argv.includes('--json');
+  try {
+    const parsed = parseArgv(argv);
+    json = parsed.json;
+    if (parsed.help || parsed.command.name === 'help') return help(parsed);
+    return await dispatch(context(), parsed);
+  } catch (error) {
+    const known = error instanceof CliError;
+    const exitCode = known ? error.exitCode : EXIT.error;
+    const message = known ? error.message : ((error as Error).stack ?? String(error));
+    if (json && !(error instanceof UsageError))
+      process.stderr.write(
+        `${JSON.stringify({ error: { message, exitCode, http: known ? error.http : undefined } })}\n`,
+      );
+    else process.stderr.write(`flex: ${message}\n`);
+    return exitCode;
   }
 }
 
-function flag(args: string[], name: string): string | undefined {
-  const at = args.indexOf(name);
-  if (at < 0) return undefined;
-  if (!args[at + 1]) throw new CliError(`${name} needs a value`);
-  return args[at + 1];
+function help(parsed: ParsedCommand): number {
+  const name = parsed.command.name === 'help' ? parsed.args.command : parsed.command.name;
+  const text = helpFor(name);
+  if (text === undefined) throw new UsageError(`unknown command ${name}`);
+  process.stdout.write(`${text}\n`);
+  return EXIT.ok;
+}
+
+async function dispatch(ctx: CliContext, { command, args, flags, json }: ParsedCommand): Promise<number> {
+  const str = (name: string) => flags[name] as string | undefined;
+  const bool = (name: string) => flags[name] === true;
+  const runId = args.runId as string;
+  switch (command.name) {
+    case 'run':
+      return runCommand(ctx, args['envelope.json'] as string, { wait: bool('wait'), json });
+    case 'runs':
+      return runsCommand(ctx, {
+        ...{ status: str('status'), capability: str('capability'), since: str('since'), until: str('until') },
+        ...{ limit: str('limit'), cursor: str('cursor'), all: bool('all'), json },
+      });
+    case 'events':
+      return eventsCommand(ctx, runId, { follow: bool('follow') || bool('wait'), wait: bool('wait'), json });
+    case 'cancel':
+      return cancelCommand(ctx, runId, { reason: str('reason'), json });
+    case 'hitl list':
+      return hitlListCommand(ctx, args.runId, json);
+    case 'hitl approve':
+    case 'hitl reject': {
+      const decision = command.name === 'hitl approve' ? 'approve' : 'reject';
+      const options = { requestId: str('request'), note: str('note'), payloadFile: str('payload'), json };
+      return hitlResolveCommand(ctx, decision, runId, options);
+    }
+    case 'replay':
+      return replayCommand(ctx, runId, { verify: bool('verify'), json });
+    case 'projections rebuild':
+      process.stdout.write(
+        `${JSON.stringify(await (await api(ctx, 'POST', 'admin/projections/rebuild', {})).json())}\n`,
+      );
+      return EXIT.ok;
+    default:
+      throw new UsageError(`unknown command ${command.name}`);
+  }
 }
 
 if (require.main === module) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (error) => {
-      process.stderr.write(`flex: ${error instanceof CliError ? error.message : (error as Error).stack}\n`);
-      process.exit(error instanceof CliError ? error.exitCode : 1);
-    },
-  );
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
 }

@@ -7,9 +7,16 @@ import { PlannerModule } from '@flex/planner';
 import { readModelMigrations } from '@flex/read-models';
 import { RegistryModule } from '@flex/registry';
 import { FlexEventErrorFilter } from '@flex/bus';
-import { createEmbeddedRuntime, eventsTransport, type FlexConfig, type ServiceRuntime } from '@flex/runtime';
+import {
+  bindHost,
+  createEmbeddedRuntime,
+  eventsTransport,
+  type FlexConfig,
+  type ServiceRuntime,
+} from '@flex/runtime';
 import { ValidatorModule } from '@flex/validator';
 import { lockDataDir } from './data-dir.lock';
+import { awaitShippedCapabilities } from './shipped-capabilities';
 
 export interface EmbeddedOptions {
   config: FlexConfig;
@@ -17,10 +24,18 @@ export interface EmbeddedOptions {
   dataDir?: string | null;
   /** Start the reference agents in-process (default true). */
   agents?: boolean;
+  /**
+   * Resolve only once Flex is ready (GET /readyz: the reference agents registered, the read models
+   * caught up), rejecting if it cannot be; default true. With false, resolve once it listens.
+   */
+  waitUntilReady?: boolean;
 }
 
 export interface EmbeddedFlex {
+  /** Where to reach the API: the bound address (loopback for a wildcard bind). */
   url: string;
+  /** The address the server is bound to (FLEX_HOST, default 127.0.0.1). */
+  host: string;
   port: number;
   tokens: ApiTokens;
   runtime: ServiceRuntime;
@@ -36,7 +51,15 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
   const unlock =
     options.dataDir === null || config.FLEX_DATABASE_URL
       ? () => undefined
-      : lockDataDir(config.FLEX_DATA_DIR);
+      : await lockDataDir(config.FLEX_DATA_DIR);
+  let tokens: ApiTokens;
+  try {
+    // Before anything starts: a bad FLEX_API_TOKENS is a refusal in one line, not a half-started system.
+    tokens = resolveApiTokens(config.FLEX_API_TOKENS, config.FLEX_DATA_DIR);
+  } catch (error) {
+    unlock();
+    throw error;
+  }
   const runtime = await createEmbeddedRuntime(config, {
     service: 'flex',
     migrations: readModelMigrations,
@@ -61,6 +84,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
         llm: llmConfigFrom(config),
       });
       closers.push(() => agents.stop());
+      const shipped = awaitShippedCapabilities(runtime, agents);
+      closers.push(async () => shipped.stop());
     }
     const consumers: Array<
       [string, (rt: ServiceRuntime) => ReturnType<typeof PlannerModule.forRuntime>, number]
@@ -78,13 +103,15 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
       await service.listen();
       closers.push(() => service.close());
     }
-    const tokens = resolveApiTokens(config.FLEX_API_TOKENS, config.FLEX_DATA_DIR);
     const gateway: INestApplication = await createGatewayApp(runtime, tokens);
-    await gateway.listen(config.PORT, '0.0.0.0');
+    const host = bindHost(config, 'embedded');
+    await gateway.listen(config.PORT, host);
     closers.push(() => gateway.close());
     const address = gateway.getHttpServer().address() as { port: number };
+    if (options.waitUntilReady !== false) await runtime.readiness.whenStarted();
     return {
-      url: `http://127.0.0.1:${address.port}`,
+      url: `http://${reachable(host)}:${address.port}`,
+      host,
       port: address.port,
       tokens,
       runtime,
@@ -101,4 +128,11 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
     unlock();
     throw error;
   }
+}
+
+/** The address a client on this machine uses for `host`: a wildcard bind is reached on loopback. */
+function reachable(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
 }

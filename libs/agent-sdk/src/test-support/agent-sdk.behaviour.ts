@@ -24,6 +24,8 @@ interface Script {
   untilAborted?: boolean;
   output?: (invocation: AgentInvocation) => unknown;
   fail?: unknown;
+  /** Log a few lines through ctx.logger before answering. */
+  log?: boolean;
 }
 
 function testAgent(script: Script) {
@@ -40,6 +42,11 @@ function testAgent(script: Script) {
     handle: async (invocation, ctx) => {
       script.calls.push({ invocation, ctx });
       ctx.reportUsage({ tokens: 42, model: 'test-model' });
+      if (script.log) {
+        ctx.logger.debug('counting tokens');
+        ctx.logger.info('drafting', { angle: 'Team culture' });
+        ctx.logger.warn('model slow; using the template');
+      }
       if (script.gate) await script.gate;
       if (script.untilAborted)
         await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
@@ -216,6 +223,24 @@ export function describeAgentSdkBehaviour(name: string, makeHarness: () => Promi
         instanceId: 'w1',
       });
       expect(ctx.deadline).toBeGreaterThan(Date.now());
+    });
+
+    it('returns what the handler logged at info and above with its answer, and with its error', async () => {
+      const script: Script = { calls: [], log: true };
+      await (
+        await start(script)
+      ).ready;
+      const logs = [
+        { level: 'info', message: 'drafting', data: { angle: 'Team culture' } },
+        { level: 'warn', message: 'model slow; using the template' },
+      ];
+      expect(await invoke(invocation())).toMatchObject({ logs });
+      script.fail = new AgentError('quota_exhausted', 'monthly quota used up', { details: { quota: 100 } });
+      await expect(invoke(invocation({ attempt: 2 }))).rejects.toMatchObject({
+        code: 'quota_exhausted',
+        retryable: false,
+        details: { quota: 100, logs },
+      });
     });
 
     it('validates only the input facets present', async () => {

@@ -3,6 +3,8 @@ import { zodIssuesToValidationIssues } from '../normalizer/zod-issues';
 import { IdentifierSchema, IsoTimestampSchema, PlanVersionSchema } from '../shared/identifiers';
 import {
   EVENT_PAYLOAD_SCHEMAS,
+  INTERNAL_EVENT_TYPES,
+  RUN_EVENT_TYPES,
   isFlexEventType,
   type EventPayload,
   type FlexEventType,
@@ -56,3 +58,22 @@ export const FlexEventFrameSchema = FrameBaseSchema.transform((frame, ctx) => {
   }
   return z.NEVER;
 }) as unknown as z.ZodType<FlexEventFrame>;
+
+/** The run event types a client receives on a stream (every run type but the internal ones). */
+export const STREAMED_EVENT_TYPES = RUN_EVENT_TYPES.filter(
+  (type) => !(INTERNAL_EVENT_TYPES as readonly string[]).includes(type),
+);
+
+/**
+ * The `data:` of an SSE frame as one union on `type`, each member with its payload's schema: what
+ * the OpenAPI document describes (FlexEventFrameSchema checks a frame; this one documents them).
+ */
+export const FlexEventFrameUnionSchema = z.discriminatedUnion(
+  'type',
+  STREAMED_EVENT_TYPES.map((type) =>
+    FrameBaseSchema.extend({
+      type: z.literal(type),
+      payload: (EVENT_PAYLOAD_SCHEMAS[type] as z.ZodType).optional(),
+    }),
+  ) as unknown as [z.ZodObject, ...z.ZodObject[]],
+);

@@ -155,7 +155,7 @@ const SAMPLES: { [T in FlexEventType]: EventPayloadInput<T> } = {
   policy_triggered: {
     policyId: 'low_quality',
     trigger: { kind: 'onNodeComplete' },
-    action: { type: 'hitl', approveAction: { type: 'replan' } },
+    actionDetails: { type: 'hitl', approveAction: { type: 'replan' } },
     decision: deny as never,
     nodeId: 'qa',
   },
@@ -262,7 +262,7 @@ describe('event payloads', () => {
     ['plan_requested', { capabilitySnapshot: { count: 1 } }, 'capabilitySnapshot', 'unknown_field'],
     ['plan_generated', { planVersion: 2 }, 'plan.planVersion', 'invalid_value'],
     ['plan_updated', { previousVersion: 2 }, 'version', 'invalid_value'],
-    ['policy_triggered', { action: { type: 'goto' } }, 'action.type', 'invalid_value'],
+    ['policy_triggered', { actionDetails: { type: 'goto' } }, 'actionDetails.type', 'invalid_value'],
     ['policy_triggered', { decision: { ...deny, severity: 'soft' } }, 'decision.severity', 'invalid_value'],
     ['node_complete', { output: { at: new Date(0) } }, 'output.at', 'not_json'],
     ['capability_registered', { registeredAt: 'yesterday' }, 'registeredAt', 'invalid_format'],

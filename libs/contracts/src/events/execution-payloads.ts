@@ -87,11 +87,17 @@ export const ValidationErrorPayloadSchema = z.strictObject({
     .min(1),
 });
 
-/** `policy_triggered`: a runtime policy fired; the engine's decision and the action requested. */
+/**
+ * `policy_triggered`: a runtime policy fired; the engine's decision and the action requested.
+ * `actionDetails` is the spec's canonical action (003 §10.0.1): its `type`, its parameters
+ * (`rationale`, `message`, `reason`, `event` and `payload`) and, for `hitl`, the nested follow-ups
+ * `approveAction` / `rejectAction`. Events stored before it was named so carried it as `action`
+ * (upcast on read).
+ */
 export const PolicyTriggeredPayloadSchema = z.strictObject({
   policyId: IdentifierSchema,
   trigger: JsonObjectSchema,
-  action: ActionSchema,
+  actionDetails: ActionSchema,
   decision: DecisionContractSchema,
   nodeId: IdentifierSchema.optional(),
 });
@@ -201,9 +207,18 @@ export const CustomEventPayloadSchema = z.strictObject({
   policyId: IdentifierSchema.optional(),
 });
 
-/** `log`: an informational or debug message for the stream. */
+/**
+ * `log`: an informational or debug line of the run (spec 003 §10.0.1). `source` says who wrote it:
+ * `agent` (a line the agent logged while handling the node's attempt `attempt`, returned with its
+ * answer) or a service (`executor`…). Secrets of the run never appear: an agent's lines have them
+ * replaced by `[secret]` before they are appended. Lines recorded before `source` existed have none.
+ */
 export const LogPayloadSchema = z.strictObject({
   level: z.enum(['debug', 'info', 'warn', 'error']),
   message: z.string().min(1).max(8_000),
   data: JsonValueSchema.optional(),
+  source: IdentifierSchema.optional(),
+  nodeId: IdentifierSchema.optional(),
+  attempt: AttemptSchema.optional(),
+  capabilityId: IdentifierSchema.optional(),
 });

@@ -30,9 +30,20 @@ function bundleAtTop(payload: Payload): Payload {
   return { ...rest, diagnostics };
 }
 
+/**
+ * `policy_triggered` before December 2026 carried the action requested as `action`; the spec's
+ * name for it is `actionDetails` (003 §10.0.1). The value is the same canonical Action.
+ */
+function actionDetailsNamed(payload: Payload): Payload {
+  if (!('action' in payload) || 'actionDetails' in payload) return payload;
+  const { action, ...rest } = payload;
+  return { ...rest, actionDetails: action };
+}
+
 const UPCASTERS: Readonly<Partial<Record<string, (payload: Payload) => Payload>>> = {
   plan_generated: bundleAtTop,
   plan_updated: bundleAtTop,
+  policy_triggered: actionDetailsNamed,
 };
 
 /** The payload of a stored event of `type` in the shape its schema has today. */

@@ -45,4 +45,17 @@ describe('upcasters: stored events read in today\u2019s shape', () => {
     expect(upcastPayload('plan_generated', current)).toBe(current);
     expect(upcastPayload('node_complete', { nodeId: 'n' })).toEqual({ nodeId: 'n' });
   });
+
+  it('reads an old policy_triggered `action` as `actionDetails`, and leaves today\u2019s shape alone', () => {
+    const decision = { decision: 'DENY', reason: 'low', severity: 'hard' };
+    const old = { policyId: 'p', trigger: { kind: 'manual' }, action: { type: 'replan' }, decision };
+    expect(upcastPayload('policy_triggered', old)).toEqual({
+      policyId: 'p',
+      trigger: { kind: 'manual' },
+      actionDetails: { type: 'replan' },
+      decision,
+    });
+    const current = { policyId: 'p', trigger: {}, actionDetails: { type: 'pause' }, decision };
+    expect(upcastPayload('policy_triggered', current)).toBe(current);
+  });
 });

@@ -91,7 +91,7 @@ export function decideFirings(
       payload: strip({
         policyId: f.policy.id,
         trigger: f.trigger,
-        action: f.policy.action,
+        actionDetails: f.policy.action,
         decision: f.decision,
         nodeId: f.nodeId,
       }),

@@ -91,6 +91,8 @@ export const SERVICE_ROLES: Readonly<Record<FlexService, ServiceRole>> = {
       'node_error',
       'validation_error',
       'complete',
+      // An agent's lines of an attempt, and the executor's own lines about a run.
+      'log',
       ...POLICY_ACTIONS,
     ],
     consumes: true,

@@ -7,6 +7,7 @@ import {
   type RunState,
   type StartedRun,
 } from '@flex/run-model';
+import type { AgentLog } from './agent-reply';
 import { retryAfter, type RetryPolicy } from './retry.decide';
 
 export { DEFAULT_RETRY, type RetryPolicy } from './retry.decide';
@@ -18,6 +19,8 @@ export type InvokeOutcome =
       durationMs: number;
       provenance?: readonly FacetProvenance[];
       usage?: { tokens?: number; costCents?: number; model?: string };
+      /** What the agent logged during the attempt (recorded as `log` events). */
+      logs?: AgentLog[];
     }
   | {
       ok: false;
@@ -27,6 +30,8 @@ export type InvokeOutcome =
       outputErrors?: OutputIssue[];
       /** Set when the agent refused the inputs as breaking its input contract. */
       inputErrors?: OutputIssue[];
+      /** What the agent logged during the attempt (recorded as `log` events). */
+      logs?: AgentLog[];
     };
 
 /**
@@ -48,8 +53,10 @@ export function decideInvocation(
   if (!node || node.status !== 'running' || node.attempt !== attempt) return [];
   const capabilityId = node.capabilityId ?? state.plan?.nodes.find((n) => n.id === nodeId)?.capabilityId;
   const checked = outcome.ok ? withEnforcedConstraints(state, nodeId, outcome) : outcome;
+  const logged = logEvents(outcome.logs, { nodeId, attempt, capabilityId });
   if (checked.ok) {
     return [
+      ...logged,
       {
         type: 'node_complete',
         payload: {
@@ -64,7 +71,7 @@ export function decideInvocation(
       },
     ];
   }
-  const events: DecidedFlexEvent[] = [];
+  const events: DecidedFlexEvent[] = [...logged];
   if (checked.inputErrors?.length) {
     events.push({
       type: 'validation_error',
@@ -83,6 +90,23 @@ export function decideInvocation(
     payload: { nodeId, capabilityId, attempt, error: checked.error, ...next },
   });
   return events;
+}
+
+/** The agent's lines of one attempt as `log` events of the run, before what the attempt gave. */
+function logEvents(
+  logs: readonly AgentLog[] | undefined,
+  at: { nodeId: string; attempt: number; capabilityId?: string },
+): DecidedFlexEvent[] {
+  return (logs ?? []).map((line) => ({
+    type: 'log' as const,
+    payload: {
+      ...line,
+      source: 'agent',
+      nodeId: at.nodeId,
+      attempt: at.attempt,
+      ...(at.capabilityId ? { capabilityId: at.capabilityId } : {}),
+    },
+  }));
 }
 
 function withEnforcedConstraints(

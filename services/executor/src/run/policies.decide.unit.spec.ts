@@ -45,7 +45,7 @@ describe('executor: runtime policies (given events, when a trigger, then events)
     expect(types(events)).toEqual(['policy_triggered', 'hitl_request']);
     expect(events[0].payload).toMatchObject({
       policyId: 'review_first',
-      action: { type: 'hitl' },
+      actionDetails: { type: 'hitl' },
       decision: { result: 'DENY', severity: 'hard' },
     });
     expect(events[1].payload).toMatchObject({

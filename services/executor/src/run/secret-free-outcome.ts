@@ -1,5 +1,6 @@
 import { toJsonPointer } from '@flex/contracts';
 import type { OutputIssue } from '@flex/run-model';
+import type { AgentLog } from './agent-reply';
 import type { InvokeOutcome } from './invoke.decide';
 
 /** Shorter secret text is not looked for: too likely to occur in honest prose. */
@@ -18,6 +19,7 @@ type Failed = Extract<InvokeOutcome, { ok: false }>;
 export function secretFreeOutcome(outcome: InvokeOutcome, secretValues: readonly unknown[]): InvokeOutcome {
   const needles = secretTexts(secretValues);
   if (needles.length === 0) return outcome;
+  if (outcome.logs) outcome = { ...outcome, logs: redactLogs(outcome.logs, needles) };
   if (!outcome.ok) return redactFailure(outcome, needles);
   const path = findSecretText(outcome.output, needles);
   if (path) {
@@ -28,6 +30,7 @@ export function secretFreeOutcome(outcome: InvokeOutcome, secretValues: readonly
       durationMs: outcome.durationMs,
       error: { code: 'invalid_output', message: `output ${pointer} ${message}`, retryable: true },
       outputErrors: [{ path: pointer, keyword: 'secret', message }],
+      ...(outcome.logs ? { logs: outcome.logs } : {}),
     };
   }
   const model = outcome.usage?.model;
@@ -87,6 +90,27 @@ function pathOf(visit: Visit): PropertyKey[] {
 export function redact(text: string, needles: readonly string[]): string {
   return needles.reduce((out, needle) => out.split(needle).join(REDACTED), text);
 }
+
+/** Log lines with every secret's text replaced, in the message and anywhere in the data (keys too). */
+function redactLogs(logs: readonly AgentLog[], needles: readonly string[]): AgentLog[] {
+  return logs.map((line) => {
+    const message = redact(line.message, needles);
+    if (line.data === undefined) return { ...line, message };
+    try {
+      const data = JSON.parse(redact(JSON.stringify(line.data), needles.map(jsonText))) as Record<
+        string,
+        unknown
+      >;
+      return { ...line, message, data };
+    } catch {
+      // A secret that straddled the JSON's syntax: the data is not kept at all.
+      return { level: line.level, message };
+    }
+  });
+}
+
+/** A needle as it appears inside a JSON string literal (quotes and backslashes escaped). */
+const jsonText = (needle: string) => JSON.stringify(needle).slice(1, -1);
 
 function redactFailure(outcome: Failed, needles: readonly string[]): Failed {
   const text = (value: string) => redact(value, needles);

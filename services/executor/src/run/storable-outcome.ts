@@ -1,5 +1,6 @@
 import { findUnstorableText, toJsonPointer, toStorableText } from '@flex/contracts';
 import type { OutputIssue } from '@flex/run-model';
+import type { AgentLog } from './agent-reply';
 import type { InvokeOutcome } from './invoke.decide';
 
 type Failed = Extract<InvokeOutcome, { ok: false }>;
@@ -13,7 +14,16 @@ type Succeeded = Extract<InvokeOutcome, { ok: true }>;
  * with U+FFFD in place of what cannot be stored.
  */
 export function storableOutcome(outcome: InvokeOutcome): InvokeOutcome {
-  return outcome.ok ? checkOutput(outcome) : cleanFailure(outcome);
+  const logs = outcome.logs?.map(storableLog);
+  const checked = outcome.ok ? checkOutput(outcome) : cleanFailure(outcome);
+  return logs ? { ...checked, logs } : checked;
+}
+
+/** A log line's message with U+FFFD for what cannot be stored; data that holds such text is left out. */
+function storableLog(line: AgentLog): AgentLog {
+  const message = toStorableText(line.message);
+  if (line.data === undefined || findUnstorableText(line.data) === undefined) return { ...line, message };
+  return { level: line.level, message };
 }
 
 function checkOutput(outcome: Succeeded): InvokeOutcome {

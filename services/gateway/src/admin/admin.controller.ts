@@ -1,4 +1,5 @@
 import { Controller, Inject, Post, UseGuards } from '@nestjs/common';
+import { ProjectionsRebuiltResponseSchema } from '@flex/contracts';
 import { projectionsFor } from '@flex/read-models';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, Roles } from '../auth/auth.guard';
@@ -12,7 +13,10 @@ export class AdminController {
   /** Drop every read model and rebuild it from position 0 of the event store. */
   @Post('projections/rebuild')
   @Roles('admin')
-  @ApiDoc({ summary: 'Drop the read models and rebuild them from position 0' })
+  @ApiDoc({
+    summary: 'Drop the read models and rebuild them from position 0',
+    response: ProjectionsRebuiltResponseSchema,
+  })
   async rebuild() {
     const runner = projectionsFor(this.runtime.database.db, this.runtime.store);
     const started = Date.now();

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ConfigError } from '@flex/runtime';
 
 export const ROLES = ['client', 'operator', 'agent', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -20,7 +21,10 @@ export interface ApiTokens {
 export const principalId = (token: string) =>
   `tok_${createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
 
-/** Parse `token:role,token:role`; fail fast on a malformed pair or an unknown role. */
+/**
+ * Parse `token:role,token:role`; fail fast on a malformed pair or an unknown role (a ConfigError:
+ * a process that cannot start for it says so in one line).
+ */
 export function parseApiTokens(spec: string): ApiTokens {
   const byHash = new Map<string, Principal>();
   for (const pair of spec
@@ -31,17 +35,17 @@ export function parseApiTokens(spec: string): ApiTokens {
     const token = pair.slice(0, at);
     const role = pair.slice(at + 1) as Role;
     if (at <= 0 || !ROLES.includes(role))
-      throw new Error(
+      throw new ConfigError([
         `FLEX_API_TOKENS: "${pair.replace(token, '***')}" is not token:role with role one of ${ROLES.join(', ')}`,
-      );
-    if (token.length < 8) throw new Error('FLEX_API_TOKENS: tokens must be at least 8 characters');
+      ]);
+    if (token.length < 8) throw new ConfigError(['FLEX_API_TOKENS: tokens must be at least 8 characters']);
     if (/^CHANGE-ME/i.test(token))
-      throw new Error(
+      throw new ConfigError([
         'FLEX_API_TOKENS still holds a CHANGE-ME placeholder from the template: set real tokens',
-      );
+      ]);
     byHash.set(principalId(token), { id: principalId(token), role });
   }
-  if (byHash.size === 0) throw new Error('FLEX_API_TOKENS is set but names no token');
+  if (byHash.size === 0) throw new ConfigError(['FLEX_API_TOKENS is set but names no token']);
   return { lookup: (token) => byHash.get(principalId(token)) };
 }
 

@@ -1,6 +1,11 @@
 import { Controller, Get, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { registryAgentSubject } from '@flex/bus';
-import { CapabilityRegistrationSchema } from '@flex/contracts';
+import {
+  CapabilityListResponseSchema,
+  CapabilityRegisteredResponseSchema,
+  CapabilityRegistrationSchema,
+  IdentifierSchema,
+} from '@flex/contracts';
 import { fetchCapabilitySnapshot, RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { z } from 'zod';
 import type { Response } from 'express';
@@ -26,7 +31,7 @@ export class CapabilitiesController {
     body: {
       schema: z.strictObject({
         registration: CapabilityRegistrationSchema,
-        instanceId: z.string().optional(),
+        instanceId: IdentifierSchema.optional(),
       }),
       example: {
         registration: {
@@ -41,6 +46,8 @@ export class CapabilitiesController {
       },
       required: true,
     },
+    response: CapabilityRegisteredResponseSchema,
+    errors: { 503: 'the registry did not answer' },
   })
   async register(@Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response) {
     const body = isRecord(req.body) ? req.body : {};
@@ -55,7 +62,11 @@ export class CapabilitiesController {
 
   @Get()
   @Roles('client', 'operator', 'agent')
-  @ApiDoc({ summary: 'The live capability registry' })
+  @ApiDoc({
+    summary: 'The live capability registry: each capability, its status and last heartbeat',
+    response: CapabilityListResponseSchema,
+    errors: { 503: 'the registry did not answer' },
+  })
   async list(@Res({ passthrough: true }) res: Response) {
     try {
       return await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix);

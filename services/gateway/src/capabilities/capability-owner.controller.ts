@@ -1,18 +1,12 @@
 import { Controller, HttpCode, Inject, Post, Req, Res, UseGuards } from '@nestjs/common';
 import { registrySubjects } from '@flex/bus';
-import { CapabilityOwnerSchema, IdentifierSchema } from '@flex/contracts';
+import { AssignOwnerRequestSchema, OwnerAssignedResponseSchema } from '@flex/contracts';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import type { Response } from 'express';
-import { z } from 'zod';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { parseBody } from '../hitl/run-command';
+import { ApiDoc } from '../openapi/api-doc.decorator';
 import { registryFailure } from './registry-reply';
-
-/** `owner`: a NATS identity name, or an API token's principal id (`tok_…`). */
-const AssignOwnerBodySchema = z.strictObject({
-  capabilityId: IdentifierSchema,
-  owner: CapabilityOwnerSchema,
-});
 
 @Controller('api/v1/flex/admin/capabilities')
 @UseGuards(AuthGuard)
@@ -27,8 +21,18 @@ export class CapabilityOwnerController {
   @Post('owner')
   @HttpCode(200)
   @Roles('admin')
+  @ApiDoc({
+    summary: 'Give a capability to an identity (a NATS identity, or a token principal `tok_…`)',
+    body: {
+      schema: AssignOwnerRequestSchema,
+      example: { capabilityId: 'example.knobs', owner: 'agents' },
+      required: true,
+    },
+    response: OwnerAssignedResponseSchema,
+    errors: { 503: 'the registry did not answer' },
+  })
   async assign(@Req() req: AuthedRequest, @Res({ passthrough: true }) res: Response) {
-    const body = parseBody(AssignOwnerBodySchema, req.body);
+    const body = parseBody(AssignOwnerRequestSchema, req.body);
     try {
       return await this.runtime.messaging.request(
         registrySubjects(this.runtime.prefix).assignOwner,

@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Inject, Post, Req, UseGuards } from '@nestjs/common';
-import { HitlResolveRequestSchema, runStreamId } from '@flex/contracts';
+import { HitlResolveRequestSchema, HitlResolveResponseSchema, runStreamId } from '@flex/contracts';
 import {
   decideHitlResolve,
   enforcedConstraintErrors,
@@ -33,6 +33,8 @@ export class HitlController {
       example: { runId: 'run_0123', requestId: 'hitl-1', decision: 'approve', note: 'looks right' },
       required: true,
     },
+    response: HitlResolveResponseSchema,
+    errors: { 404: 'no such run or request', 409: 'already resolved, or the run has ended' },
   })
   async resolve(@Req() req: AuthedRequest) {
     const request = parseBody(HitlResolveRequestSchema, req.body);

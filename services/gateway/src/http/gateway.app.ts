@@ -1,7 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { projectionsFor } from '@flex/read-models';
-import type { ServiceRuntime } from '@flex/runtime';
+import type { Readiness, ServiceRuntime } from '@flex/runtime';
+import type { ProjectionRunner } from '@flex/event-store';
 import type { NextFunction, Request, Response } from 'express';
 import type { ApiTokens } from '../auth/api-tokens';
 import { GatewayModule } from '../gateway.module';
@@ -31,13 +32,52 @@ export async function createGatewayApp(
     const parsed = parseQuery(raw ?? '');
     return parsed.ok ? parsed.query : {};
   });
-  app.use(refuseBadQuery);
+  app.use(closeUnreadBody, refuseBadQuery);
   app.useGlobalInterceptors(new JsonBodyInterceptor());
   app.useGlobalFilters(new ApiErrorFilter(runtime.logger));
   const projections = projectionsFor(runtime.database.db, runtime.store);
   projections.start();
-  runtime.onClose(() => projections.stop());
+  const caughtUp = catchUpOnce(projections, runtime.readiness);
+  runtime.onClose(async () => {
+    caughtUp.stop();
+    await projections.stop();
+  });
   return app;
+}
+
+const CATCH_UP_RETRY_MS = 500;
+
+/**
+ * The read models are ready once they have caught up with the store as it was at start (a run
+ * listed or shown must not be missing what came before): a startup step of the readiness.
+ */
+function catchUpOnce(projections: ProjectionRunner, readiness: Readiness): { stop(): void } {
+  let stopped = false;
+  readiness.pending('projections', 'catching up with the event store');
+  void (async () => {
+    while (!stopped) {
+      try {
+        const applied = await projections.catchUp();
+        readiness.done('projections', `caught up (${applied} events at start)`);
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, CATCH_UP_RETRY_MS));
+      }
+    }
+  })();
+  return { stop: () => (stopped = true) };
+}
+
+/**
+ * Only a POST's body is read (JsonBodyInterceptor). Any other request that carries one is answered
+ * on a connection that then closes: Node would otherwise read the unread body and throw it away,
+ * for as long as the client sends it (up to the request timeout), before the next request.
+ */
+function closeUnreadBody(req: Request, res: Response, next: NextFunction): void {
+  const declared =
+    req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
+  if (req.method !== 'POST' && declared && !req.complete) res.setHeader('Connection', 'close');
+  next();
 }
 
 /** A duplicated or undecodable query parameter is a 400 naming it, on every route, before routing. */

@@ -1,4 +1,5 @@
 import type { FlexConfig } from '@flex/runtime';
+import { NO_REFUSALS, spreadRefusal, type RefusalWindow } from './refusal-spread';
 import { fullBucket, take, type Bucket, type BucketRule } from './token-bucket';
 
 /** What one API token may hold at once, and how fast it may ask (FLEX_LIMIT_* in the config). */
@@ -39,6 +40,7 @@ interface TokenState {
   bucket: Bucket;
   inFlight: number;
   streams: number;
+  refusals: RefusalWindow;
 }
 
 /**
@@ -54,25 +56,29 @@ export class ClientLimits {
     private readonly now: () => number,
   ) {}
 
-  /** One request: a token from the bucket, then a slot among the token's requests in flight. */
+  /**
+   * One request: a token from the bucket and a slot among the token's requests in flight. A refused
+   * request costs nothing: the bucket gives its token only to a request that also has a slot.
+   */
   admitRequest(principal: string): Admission {
     const state = this.stateOf(principal);
     const taken = take(state.bucket, this.limits.requests, this.now());
-    state.bucket = taken.bucket;
+    const { ratePerSecond, burst } = this.limits.requests;
     if (!taken.ok)
-      return refuse(
-        'rate_limited',
-        `more than ${this.limits.requests.ratePerSecond} requests a second (burst ${this.limits.requests.burst})`,
-        this.limits.requests.ratePerSecond,
-        taken.retryAfterSeconds,
-      );
+      return this.refuse(principal, {
+        code: 'rate_limited',
+        message: `more than ${ratePerSecond} requests a second (burst ${burst})`,
+        limit: ratePerSecond,
+        retryAfterSeconds: taken.retryAfterSeconds,
+      });
     if (state.inFlight >= this.limits.connections)
-      return refuse(
-        'too_many_connections',
-        `${this.limits.connections} requests of this token are in flight already`,
-        this.limits.connections,
-        1,
-      );
+      return this.refuse(principal, {
+        code: 'too_many_connections',
+        message: `${this.limits.connections} requests of this token are in flight already`,
+        limit: this.limits.connections,
+        retryAfterSeconds: 1,
+      });
+    state.bucket = taken.bucket;
     state.inFlight += 1;
     return admitted(() => (state.inFlight -= 1));
   }
@@ -81,20 +87,46 @@ export class ClientLimits {
   openStream(principal: string): Admission {
     const state = this.stateOf(principal);
     if (state.streams >= this.limits.streams)
-      return refuse(
-        'too_many_streams',
-        `${this.limits.streams} event streams of this token are open already`,
-        this.limits.streams,
-        1,
-      );
+      return this.refuse(principal, {
+        code: 'too_many_streams',
+        message: `${this.limits.streams} event streams of this token are open already`,
+        limit: this.limits.streams,
+        retryAfterSeconds: 1,
+      });
     state.streams += 1;
     return admitted(() => (state.streams -= 1));
+  }
+
+  /**
+   * A refusal of the token, its Retry-After (`retryAfterSeconds` at least) spread over the seconds
+   * to come so that its refused requests come back at about its request rate (see spreadRefusal).
+   * Every 429 for a token goes through here, those of other limits (working runs) included.
+   */
+  refusal(principal: string, refusal: LimitRefusal): LimitRefusal {
+    const state = this.stateOf(principal);
+    const spread = spreadRefusal(
+      state.refusals,
+      this.now(),
+      this.limits.requests.ratePerSecond,
+      refusal.retryAfterSeconds,
+    );
+    state.refusals = spread.window;
+    return { ...refusal, retryAfterSeconds: spread.retryAfterSeconds };
+  }
+
+  private refuse(principal: string, refusal: LimitRefusal): Admission {
+    return { ok: false, refusal: this.refusal(principal, refusal) };
   }
 
   private stateOf(principal: string): TokenState {
     let state = this.tokens.get(principal);
     if (!state) {
-      state = { bucket: fullBucket(this.limits.requests, this.now()), inFlight: 0, streams: 0 };
+      state = {
+        bucket: fullBucket(this.limits.requests, this.now()),
+        inFlight: 0,
+        streams: 0,
+        refusals: NO_REFUSALS,
+      };
       this.tokens.set(principal, state);
     }
     return state;
@@ -110,8 +142,4 @@ function admitted(release: () => void): Admission {
       held = false;
     },
   };
-}
-
-function refuse(code: LimitCode, message: string, limit: number, retryAfterSeconds: number): Admission {
-  return { ok: false, refusal: { code, message, limit, retryAfterSeconds } };
 }

@@ -1,8 +1,10 @@
 import { RequestMethod, type Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { z } from 'zod';
+import { HTTP_CODE_METADATA, METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { ErrorResponseSchema } from '@flex/contracts';
+import { API_DOC_KEY, type ApiDocInput } from '@flex/runtime';
+import type { z } from 'zod';
 import { ROLES_KEY } from '../auth/auth.guard';
-import { API_DOC_KEY, type ApiDocInput } from './api-doc.decorator';
+import { SchemaComponents } from './openapi.components';
 
 /** One route of the API, as the controllers declare it. */
 export interface Route {
@@ -10,6 +12,8 @@ export interface Route {
   /** OpenAPI form: `/api/v1/flex/runs/{id}/events`. */
   path: string;
   operationId: string;
+  /** The success status: `@HttpCode`'s, else Nest's default (201 for a POST, 200 otherwise). */
+  status: number;
   /** Roles allowed (admin always is); `undefined`: public, no token. */
   roles?: string[];
   doc?: ApiDocInput;
@@ -32,9 +36,12 @@ export function routesOf(controllers: readonly Type[]): Route[] {
       const roles: unknown =
         Reflect.getMetadata(ROLES_KEY, handler) ?? Reflect.getMetadata(ROLES_KEY, controller);
       const doc: unknown = Reflect.getMetadata(API_DOC_KEY, handler);
+      const code: unknown = Reflect.getMetadata(HTTP_CODE_METADATA, handler);
+      const verb = RequestMethod[method].toLowerCase();
       return [
         {
-          method: RequestMethod[method].toLowerCase(),
+          method: verb,
+          status: successStatus(verb, code, isApiDoc(doc) ? doc : undefined),
           path: openApiPath(base, path),
           operationId: `${controller.name}.${name}`,
           roles: Array.isArray(roles) ? roles.map(String) : undefined,
@@ -45,66 +52,141 @@ export function routesOf(controllers: readonly Type[]): Route[] {
   });
 }
 
-/** The OpenAPI 3.1 document of `routes`. */
+/** The OpenAPI 3.1 document of `routes`, its schemas generated from the zod contracts. */
 export function openApiDocument(routes: readonly Route[]): Record<string, unknown> {
+  const components = new SchemaComponents();
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) (paths[route.path] ??= {})[route.method] = operation(route);
+  for (const route of routes) (paths[route.path] ??= {})[route.method] = operation(route, components);
   return {
     openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     info: {
       title: 'Flex',
       version: '1',
       description:
         'Errors are `{ error: { code, message, details } }`; a refused request changes nothing. ' +
-        'Limits and their 429s: docs/security/http-limits-and-fuzz.md.',
+        'SSE answers are frames whose `data:` is a FlexEventFrame (`x-flex-event-data`). ' +
+        'Limits and their 429s: docs/security/http-limits.md.',
     },
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: components.schemas(),
+    },
     paths,
   };
 }
 
-function operation(route: Route): Record<string, unknown> {
+function operation(route: Route, components: SchemaComponents): Record<string, unknown> {
   const doc = route.doc;
-  const params = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => param(m[1], 'path', true));
-  for (const name of doc?.query ?? []) params.push(param(name, 'query', false));
-  for (const name of doc?.headers ?? []) params.push(param(name, 'header', false));
+  const name = componentName(route.operationId);
   return {
     operationId: route.operationId,
     summary: doc?.summary ?? route.operationId,
+    ...(doc?.description ? { description: doc.description } : {}),
     security: route.roles ? [{ bearer: [] }] : [],
     'x-flex-roles': route.roles ?? [],
-    parameters: params,
-    ...(doc?.body ? { requestBody: requestBody(doc.body) } : {}),
-    responses: responses(route),
+    parameters: parameters(route),
+    ...(doc?.body
+      ? {
+          requestBody: {
+            required: doc.body.required,
+            content: {
+              'application/json': {
+                schema: components.ref(doc.body.schema, 'input', `${name}Body`),
+                example: doc.body.example,
+              },
+            },
+          },
+        }
+      : {}),
+    responses: responses(route, components, name),
   };
 }
 
-const param = (name: string, where: 'path' | 'query' | 'header', required: boolean) => ({
-  name,
-  in: where,
-  required,
-  schema: { type: 'string' },
-});
-
-function requestBody(body: NonNullable<ApiDocInput['body']>): Record<string, unknown> {
-  const schema = body.schema
-    ? z.toJSONSchema(body.schema, { unrepresentable: 'any', io: 'input' })
-    : { type: 'object' };
-  return { required: body.required, content: { 'application/json': { schema, example: body.example } } };
+function parameters(route: Route): Array<Record<string, unknown>> {
+  const params: Array<Record<string, unknown>> = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  for (const [name, schema] of Object.entries(route.doc?.query?.shape ?? {})) {
+    const field = schema as z.ZodType;
+    params.push({
+      name,
+      in: 'query',
+      required: !field.safeParse(undefined).success,
+      schema: SchemaComponents.inline(field),
+    });
+  }
+  for (const name of route.doc?.headers ?? [])
+    params.push({ name, in: 'header', required: false, schema: { type: 'string' } });
+  return params;
 }
 
-function responses(route: Route): Record<string, { description: string }> {
-  const ok = route.doc?.sse ? 'an SSE stream (text/event-stream)' : 'done';
-  const all: Record<string, { description: string }> = { '200': { description: ok } };
-  if (route.path.includes('{') || route.doc?.body || route.doc?.query)
-    all['400'] = { description: 'a bad request, naming what is wrong' };
+const SSE_DATA = { $ref: '#/components/schemas/FlexEventFrame' };
+
+function responses(route: Route, components: SchemaComponents, name: string): Record<string, unknown> {
+  const doc = route.doc;
+  const error = (description: string) => ({
+    description,
+    content: { 'application/json': { schema: components.ref(ErrorResponseSchema, 'output', 'Error') } },
+  });
+  const all: Record<string, unknown> = { [String(route.status)]: success(doc, components, name) };
+  if (route.path.includes('{') || doc?.body || doc?.query)
+    all['400'] = error('a bad request, naming what is wrong');
   if (route.roles) {
-    all['401'] = { description: 'no valid bearer token' };
-    all['403'] = { description: 'the token’s role may not do this' };
-    all['429'] = { description: 'over a limit of the token; see Retry-After' };
+    all['401'] = error('no valid bearer token');
+    all['403'] = error('the token’s role may not do this');
+    all['429'] = error('over a limit of the token; see Retry-After');
   }
-  if (route.doc?.body) all['413'] = { description: 'the body is too large' };
+  if (doc?.body) all['413'] = error('the body is too large');
+  for (const [status, answer] of Object.entries(doc?.errors ?? {}))
+    all[status] =
+      typeof answer === 'string'
+        ? error(answer)
+        : {
+            description: answer.description,
+            content: {
+              'application/json': { schema: components.ref(answer.schema, 'output', `${name}${status}`) },
+            },
+          };
   return all;
+}
+
+function success(doc: ApiDocInput | undefined, components: SchemaComponents, name: string) {
+  switch (doc?.produces) {
+    case 'text/event-stream':
+      return {
+        description: 'an SSE stream: `id:` the event position, `event:` its type, `data:` a FlexEventFrame',
+        content: { 'text/event-stream': { schema: { type: 'string' }, 'x-flex-event-data': SSE_DATA } },
+      };
+    case 'text/html':
+    case 'text/plain':
+      return { description: 'done', content: { [doc.produces]: { schema: { type: 'string' } } } };
+    case 'application/octet-stream':
+      return { description: 'a file', content: { [doc.produces]: { schema: {} } } };
+    case undefined:
+      return doc?.response
+        ? {
+            description: 'done',
+            content: { 'application/json': { schema: components.ref(doc.response, 'output', name) } },
+          }
+        : { description: 'done' };
+  }
+}
+
+/** An SSE route writes its own 200 (openSse); any other answers with Nest's status. */
+function successStatus(verb: string, code: unknown, doc: ApiDocInput | undefined): number {
+  if (typeof code === 'number') return code;
+  return verb === 'post' && doc?.produces !== 'text/event-stream' ? 201 : 200;
+}
+
+/** `RunsController.list` → `RunsList`: a component name for a route's own schemas. */
+function componentName(operationId: string): string {
+  const [controller, method] = operationId.split('.');
+  const base = controller.replace(/Controller$/, '');
+  return `${base}${method.charAt(0).toUpperCase()}${method.slice(1)}`;
 }
 
 const isApiDoc = (value: unknown): value is ApiDocInput =>

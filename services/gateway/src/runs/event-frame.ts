@@ -78,7 +78,7 @@ function line(event: LineEvent): string {
     case 'validation_error':
       return `validation failed (${event.payload.scope}): ${event.payload.errors?.[0]?.message ?? ''}`;
     case 'policy_triggered':
-      return `policy ${event.payload.policyId} → ${event.payload.action?.type}`;
+      return `policy ${event.payload.policyId} → ${event.payload.actionDetails?.type}`;
     case 'hitl_request':
       return `waiting for a human: ${event.payload.rationale ?? ''}`;
     case 'hitl_resolved':
@@ -93,12 +93,16 @@ function line(event: LineEvent): string {
       const p = event.payload;
       return `run cancelled by ${p.cancelledBy}${p.reason ? `: ${p.reason}` : ''}`;
     }
+    case 'log': {
+      const p = event.payload;
+      const where = [p.source, p.nodeId].filter(Boolean).join(' ');
+      return `${where ? `${where}: ` : ''}${p.message ?? ''}`;
+    }
     // No line of their own: the event's type says it all.
     case 'plan_drafted':
     case 'run_paused':
     case 'run_resumed':
     case 'custom_event':
-    case 'log':
     case 'capability_registered':
     case 'capability_status_changed':
     case 'capability_deregistered':

@@ -98,3 +98,24 @@ describe('event messages of planning events', () => {
     expect(describeEvent(type, payload)).toBe(message);
   });
 });
+
+describe('event messages of run events', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      'log',
+      { level: 'warn', message: 'model slow', source: 'agent', nodeId: 'execution-1' },
+      'agent execution-1: model slow',
+    ],
+    [
+      'log',
+      { level: 'info', message: 'registry unavailable', source: 'executor' },
+      'executor: registry unavailable',
+    ],
+    ['log', { level: 'info', message: 'recorded before sources' }, 'recorded before sources'],
+    ['policy_triggered', { policyId: 'review', actionDetails: { type: 'hitl' } }, 'policy review → hitl'],
+    ['run_paused', { reason: 'x' }, 'run_paused'],
+    ['run_resumed', {}, 'run_resumed'],
+  ])('%s: %j reads "%s"', (type, payload, line) => {
+    expect(describeEvent(type, payload)).toBe(line);
+  });
+});

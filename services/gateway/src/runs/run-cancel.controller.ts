@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Inject, Param, Post, Req, UseGuards } from '@nestjs/common';
-import { CancelRunRequestSchema } from '@flex/contracts';
+import { CancelRunRequestSchema, CancelRunResponseSchema, type CancelRunResponse } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { decideCancel } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
@@ -10,17 +10,6 @@ import { ApiDoc } from '../openapi/api-doc.decorator';
 import { RunsService } from './runs.service';
 
 const RUN_ID = /^[A-Za-z0-9_-]{1,100}$/;
-
-/** What `POST runs/:id/cancel` answers. */
-export interface CancelResponse {
-  ok: true;
-  runId: string;
-  status: 'cancelled';
-  /** True when the run had been cancelled before: nothing was appended this time. */
-  alreadyCancelled: boolean;
-  /** The `run_cancelled` event: its id and store position (the SSE `id:`). */
-  event: { id: string; position: number };
-}
 
 /**
  * Cancel a run: `run_cancelled` ends it wherever it is (planning, running, waiting for a human,
@@ -42,8 +31,13 @@ export class RunCancelController {
   @ApiDoc({
     summary: 'Cancel a run wherever it is',
     body: { schema: CancelRunRequestSchema, example: { reason: 'no longer needed' }, required: false },
+    response: CancelRunResponseSchema,
+    errors: {
+      404: 'no such run (for a client: none of its own)',
+      409: '`run_already_ended`: the run completed or failed',
+    },
   })
-  async cancel(@Req() req: AuthedRequest, @Param('id') id: string): Promise<CancelResponse> {
+  async cancel(@Req() req: AuthedRequest, @Param('id') id: string): Promise<CancelRunResponse> {
     const runId = checkRunId(id);
     const { reason } = parseBody(CancelRunRequestSchema, req.body);
     const streamId = await this.runs.assertVisible(req.principal, runId);

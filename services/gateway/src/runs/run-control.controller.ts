@@ -1,6 +1,6 @@
 import { Controller, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { ResumeRequestSchema } from '@flex/contracts';
+import { PolicyTriggerResponseSchema, ResumeRequestSchema } from '@flex/contracts';
 import { decideManualTrigger, decideResume } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, CLIENT_LIMITS, Roles, type AuthedRequest } from '../auth/auth.guard';
@@ -27,7 +27,11 @@ export class RunControlController {
   @Post('runs/:id/policies/:policyId/trigger')
   @HttpCode(200)
   @Roles('operator')
-  @ApiDoc({ summary: 'Fire a manual runtime policy of a run now' })
+  @ApiDoc({
+    summary: 'Fire a manual runtime policy of a run now',
+    response: PolicyTriggerResponseSchema,
+    errors: { 404: 'no such run or policy', 409: 'the run has ended' },
+  })
   async trigger(@Req() req: AuthedRequest, @Param('id') id: string, @Param('policyId') policyId: string) {
     const runId = check(id, 'id');
     const streamId = await this.runs.assertVisible(req.principal, runId);
@@ -61,7 +65,11 @@ export class RunControlController {
       example: { runId: 'run_0123', expectedPlanVersion: 1 },
       required: true,
     },
-    sse: true,
+    produces: 'text/event-stream',
+    errors: {
+      404: 'no such run',
+      409: '`stale_plan_version` (expectedPlanVersion is not the current one) or `invalid_run_state`',
+    },
   })
   async resume(@Req() req: AuthedRequest, @Res() res: Response): Promise<void> {
     const body = parseBody(ResumeRequestSchema, req.body);

@@ -43,7 +43,8 @@ export function openSse(res: Response): void {
   res.status(200);
   res.setHeader('Content-Type', 'text/event-stream; charset=utf-8');
   res.setHeader('Cache-Control', 'no-cache, no-transform');
-  res.setHeader('Connection', 'keep-alive');
+  // Unless the request carried a body nothing will read (closeUnreadBody): then the stream's end is the connection's.
+  if (!res.hasHeader('Connection')) res.setHeader('Connection', 'keep-alive');
   res.setHeader('X-Accel-Buffering', 'no');
   res.flushHeaders();
 }

@@ -74,7 +74,7 @@ async function startServices(
     const port = await freePort();
     const script = join(ROOT, `services/${name}/dist/main.js`);
     procs.push(startNodeProcess(name, script, { ...env, PORT: String(port) }, ROOT));
-    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 60_000, logs);
+    await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
     if (name === 'gateway') gateway = `http://127.0.0.1:${port}`;
   }
   return gateway;

@@ -1,10 +1,19 @@
 import { Controller, Get, Headers, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import {
+  RunDetailSchema,
+  RunListQuerySchema,
+  RunListResponseSchema,
+  TaskEnvelopeSchema,
+  type RunDetail,
+  type RunListResponse,
+} from '@flex/contracts';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import type { Response } from 'express';
 import { AuthGuard, CLIENT_LIMITS, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { apiError } from '../http/api-error';
 import type { ClientLimits } from '../limits/client-limits';
 import { ApiDoc } from '../openapi/api-doc.decorator';
+import { encodeCursor, parseRunListQuery } from './run-list.query';
 import { followRun, openSse, reserveStream } from './run-stream';
 import { RunsService } from './runs.service';
 
@@ -34,8 +43,14 @@ export class RunsController {
   @ApiDoc({
     summary: 'Start a run (a TaskEnvelope) and stream its events until it ends or rests paused',
     headers: ['idempotency-key', 'x-correlation-id', 'traceparent'],
-    body: { example: EXAMPLE_ENVELOPE, required: true },
-    sse: true,
+    description:
+      "The body is a TaskEnvelope; legacy shapes from the spec's samples are normalized (the `start` event " +
+      'reports how), anything else unknown is a 400 naming the JSON path. The run id is in `X-Flex-Run-Id`.',
+    body: { schema: TaskEnvelopeSchema, example: EXAMPLE_ENVELOPE, required: true },
+    produces: 'text/event-stream',
+    errors: {
+      503: 'Flex is still starting (`not_ready`, see GET /readyz), or cannot keep secrets (`secrets_unavailable`)',
+    },
   })
   async runStream(
     @Req() req: AuthedRequest,
@@ -44,6 +59,7 @@ export class RunsController {
     @Headers('traceparent') traceparent?: string,
     @Headers('idempotency-key') idempotencyKey?: string,
   ): Promise<void> {
+    const key = idempotencyKeyOf(idempotencyKey);
     const release = reserveStream(this.limits, req.principal);
     try {
       const started = await this.runs.start({
@@ -51,7 +67,7 @@ export class RunsController {
         principal: req.principal,
         correlationId: clean(correlationId),
         traceparent: clean(traceparent),
-        idempotencyKey: clean(idempotencyKey),
+        idempotencyKey: key,
       });
       res.setHeader('X-Flex-Run-Id', started.runId);
       openSse(res);
@@ -63,19 +79,27 @@ export class RunsController {
 
   @Get('runs')
   @Roles('client', 'operator')
-  @ApiDoc({ summary: 'Recent runs, newest first (a client sees its own)', query: ['limit', 'status'] })
-  async list(@Req() req: AuthedRequest, @Query('limit') limit?: string, @Query('status') status?: string) {
-    const n = limit === undefined ? 50 : Number(limit);
-    if (!Number.isInteger(n) || n < 1 || n > 500)
-      throw apiError(400, 'invalid_query', 'limit must be an integer from 1 to 500', { path: 'limit' });
-    return { runs: await this.runs.list(req.principal, n, status) };
+  @ApiDoc({
+    summary: 'Runs, newest first, a page at a time (a client sees its own)',
+    query: RunListQuerySchema,
+    response: RunListResponseSchema,
+  })
+  async list(@Req() req: AuthedRequest, @Query() query: Record<string, unknown>): Promise<RunListResponse> {
+    const { filter, limit, after } = parseRunListQuery(query);
+    const page = await this.runs.list(req.principal, filter, limit, after);
+    return { runs: page.runs, next: page.next ? encodeCursor(page.next) : null };
   }
 
   @Get('runs/:id')
   @Roles('client', 'operator')
-  @ApiDoc({ summary: 'One run: plan versions, nodes, output, HITL requests' })
-  async detail(@Req() req: AuthedRequest, @Param('id') id: string) {
-    return { ok: true, ...(await this.runs.detail(req.principal, checkRunId(id))) };
+  @ApiDoc({
+    summary:
+      'One run (spec 003 §10.1): envelope, schema hash, plan versions, latest snapshot, nodes, output, HITL',
+    response: RunDetailSchema,
+    errors: { 404: 'no such run (for a client: none of its own)' },
+  })
+  async detail(@Req() req: AuthedRequest, @Param('id') id: string): Promise<RunDetail> {
+    return this.runs.detail(req.principal, checkRunId(id));
   }
 
   /**
@@ -84,7 +108,12 @@ export class RunsController {
    */
   @Get('runs/:id/events')
   @Roles('client', 'operator')
-  @ApiDoc({ summary: "A run's events (SSE), after Last-Event-ID", headers: ['last-event-id'], sse: true })
+  @ApiDoc({
+    summary: "A run's events (SSE), after Last-Event-ID",
+    headers: ['last-event-id'],
+    produces: 'text/event-stream',
+    errors: { 404: 'no such run (for a client: none of its own)' },
+  })
   async events(
     @Req() req: AuthedRequest,
     @Res() res: Response,
@@ -115,4 +144,23 @@ function checkRunId(id: string): string {
   return id;
 }
 
-const clean = (v?: string) => (v && v.length <= 256 ? v : undefined);
+const HEADER_MAX_LENGTH = 256;
+
+/** Tracing headers are hints: one too long to keep is dropped. */
+const clean = (v?: string) => (v && v.length <= HEADER_MAX_LENGTH ? v : undefined);
+
+/**
+ * The Idempotency-Key, or none (absent or empty). One too long to keep is a 400, not dropped: a
+ * client that sent a key counts on a retry not starting a second run.
+ */
+function idempotencyKeyOf(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (value.length > HEADER_MAX_LENGTH)
+    throw apiError(
+      400,
+      'invalid_idempotency_key',
+      `Idempotency-Key must be at most ${HEADER_MAX_LENGTH} characters`,
+      { limit: HEADER_MAX_LENGTH, length: value.length },
+    );
+  return value;
+}

@@ -1,23 +1,38 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { contentHash, normalizeEnvelope, runStreamId, type ExtractedSecret } from '@flex/contracts';
+import {
+  contentHash,
+  normalizeEnvelope,
+  runStreamId,
+  type ExtractedSecret,
+  type RunDetail,
+} from '@flex/contracts';
 import { checkUntrustedSchema } from '@flex/facets';
 import {
   countWorkingRuns,
   getRunDetail,
   listRuns,
   projectionsFor,
-  type RunDetail,
-  type RunSummary,
+  type RunCursor,
+  type RunFilter,
+  type RunPage,
 } from '@flex/read-models';
 import { policyKeys } from '@flex/run-model';
 import { RUNTIME, secretKeyPattern, type SecretVault, type ServiceRuntime } from '@flex/runtime';
 import { typedEvent } from '@flex/event-store';
 import type { Principal } from '../auth/api-tokens';
+import { CLIENT_LIMITS } from '../auth/auth.guard';
 import { apiError, tooManyRequests } from '../http/api-error';
+import type { ClientLimits } from '../limits/client-limits';
 import { KeyedLock } from '../limits/keyed-lock';
 
-/** Retry-After of a start refused for too many working runs: when one rests is unknown; a short hint. */
+/** Least Retry-After of a start refused for too many working runs (when one rests is unknown): a hint. */
 const RUNS_RETRY_AFTER_SECONDS = 2;
+
+/** How long a read waits for the read models to reach what was committed before it; then it reads what is there. */
+const FRESH_TIMEOUT_MS = 2_000;
+
+/** Retry-After of a start refused while Flex is starting (readiness is usually seconds away). */
+const STARTING_RETRY_AFTER_SECONDS = 1;
 
 export interface StartRequest {
   body: unknown;
@@ -32,7 +47,10 @@ export class RunsService {
   private readonly starts = new KeyedLock();
   private readonly secretKeyPattern: RegExp;
 
-  constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {
+  constructor(
+    @Inject(RUNTIME) private readonly runtime: ServiceRuntime,
+    @Inject(CLIENT_LIMITS) private readonly limits: ClientLimits,
+  ) {
     this.secretKeyPattern = secretKeyPattern(runtime.config);
   }
 
@@ -51,6 +69,7 @@ export class RunsService {
       : undefined;
     const runId = key ? `run_${key.slice(0, 32)}` : `run_${this.runtime.ids.uuid().replace(/-/g, '')}`;
     const streamId = runStreamId(runId);
+    this.assertStarted();
     return this.starts.run(request.principal.id, async () => {
       const again = key !== undefined && (await this.runtime.store.streamVersion(streamId)) > 0;
       if (again) return { runId, streamId, duplicate: true };
@@ -67,10 +86,27 @@ export class RunsService {
    * run to spare, in turn with its starts (FLEX_LIMIT_RUNS_PER_TOKEN; 429 `too_many_runs` otherwise).
    */
   withWorkingRun<T>(principal: Principal, task: () => Promise<T>): Promise<T> {
+    this.assertStarted();
     return this.starts.run(principal.id, async () => {
       await this.admitWorkingRun(principal);
       return task();
     });
+  }
+
+  /**
+   * 503 `not_ready` until every startup step is done (GET /readyz): a run started before the
+   * capabilities the system ships have registered would fail for want of them.
+   */
+  private assertStarted(): void {
+    if (this.runtime.readiness.started) return;
+    throw apiError(
+      503,
+      'not_ready',
+      'Flex is starting; try again shortly (GET /readyz says when it is ready)',
+      {
+        retryAfterSeconds: STARTING_RETRY_AFTER_SECONDS,
+      },
+    );
   }
 
   /** 429 when the principal has as many working runs as it may (counted on a caught-up read model). */
@@ -79,12 +115,14 @@ export class RunsService {
     await this.fresh();
     const working = await countWorkingRuns(this.runtime.database.db, principal.id);
     if (working >= limit)
-      throw tooManyRequests({
-        code: 'too_many_runs',
-        message: `${working} runs of this token are planning or running; the limit is ${limit}`,
-        limit,
-        retryAfterSeconds: RUNS_RETRY_AFTER_SECONDS,
-      });
+      throw tooManyRequests(
+        this.limits.refusal(principal.id, {
+          code: 'too_many_runs',
+          message: `${working} runs of this token are planning or running; the limit is ${limit}`,
+          limit,
+          retryAfterSeconds: RUNS_RETRY_AFTER_SECONDS,
+        }),
+      );
   }
 
   /** Append `start` and `plan_requested`; true when an earlier request with the same key got there first. */
@@ -125,18 +163,26 @@ export class RunsService {
     }
   }
 
-  /** Read your writes: a client that just saw `complete` on the stream must not read an older read model. */
+  /**
+   * Read your writes: a client that just saw `complete` on the stream must not read an older read
+   * model. Everything committed before this call is at or below the head position; a long
+   * transaction elsewhere on the server can hold the gap-safe tail back, so wait for it, briefly.
+   */
   private async fresh(): Promise<void> {
-    await projectionsFor(this.runtime.database.db, this.runtime.store).catchUp();
+    const head = await this.runtime.store.headPosition();
+    await projectionsFor(this.runtime.database.db, this.runtime.store).catchUpThrough(head, FRESH_TIMEOUT_MS);
   }
 
-  async list(principal: Principal, limit: number, status?: string): Promise<RunSummary[]> {
+  /** A page of runs: a client's own, anyone's for an operator. */
+  async list(
+    principal: Principal,
+    filter: Omit<RunFilter, 'owner'>,
+    limit: number,
+    after?: RunCursor,
+  ): Promise<RunPage> {
     await this.fresh();
-    return listRuns(this.runtime.database.db, {
-      owner: principal.role === 'client' ? principal.id : undefined,
-      limit,
-      status,
-    });
+    const owner = principal.role === 'client' ? principal.id : undefined;
+    return listRuns(this.runtime.database.db, { ...filter, owner, limit, after });
   }
 
   /** A client sees only its own runs: another's run is a 404, as if it did not exist. */

@@ -9,7 +9,6 @@ import {
   type RegistryRefusal,
 } from './capability.decide';
 import { evolveCapability, initialCapabilityState, type CapabilityState } from './capability.state';
-import { projectedThrough } from './liveness.repository';
 
 export interface Applied {
   appended: StoredEvent[];
@@ -54,25 +53,16 @@ export class CapabilityCommands {
   }
 
   /**
-   * Read your writes: catch the read model up until it holds what was just appended. One catch-up
-   * can come back short while any transaction is open on the server (the tailer is gap-safe), so
-   * poll, briefly and bounded; the snapshot is at worst a moment stale, never wrong for long.
+   * Read your writes: catch the read models up until they hold what was just appended (bounded: a
+   * long transaction elsewhere holds the gap-safe tail back; the snapshot is then a moment stale).
    */
   async settle(appended: readonly StoredEvent[], timeoutMs = 5_000): Promise<void> {
     if (appended.length === 0) return;
     const last = appended[appended.length - 1].position;
-    const deadline = Date.now() + timeoutMs;
-    for (let delay = 5; ; delay = Math.min(delay * 2, 100)) {
-      await this.projections.catchUp();
-      if (await projectedThrough(this.runtime.database.db, 'capabilities', last)) return;
-      if (Date.now() > deadline) {
-        this.runtime.logger.warn("the capabilities read model is behind the registry's last append", {
-          position: last,
-        });
-        return;
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
+    if (!(await this.projections.catchUpThrough(last, timeoutMs)))
+      this.runtime.logger.warn("the capabilities read model is behind the registry's last append", {
+        position: last,
+      });
   }
 }
 

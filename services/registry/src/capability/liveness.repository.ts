@@ -100,16 +100,3 @@ export async function lastSeenAt(
   const row = result.rows[0];
   return row ? new Date(row.last_seen_at) : undefined;
 }
-
-/** Whether the capabilities projection has applied the event at `position` (checkpoints are (transaction, position) pairs). */
-export async function projectedThrough(
-  db: Kysely<EventStoreDatabase>,
-  projection: string,
-  position: number,
-): Promise<boolean> {
-  const result = await sql<{ done: boolean }>`select exists (
-      select 1 from events e join checkpoints c on c.name = ${projection}
-      where e.position = ${position} and (e.transaction_id, e.position) <= (c.transaction_id, c.position)
-    ) as done`.execute(db);
-  return result.rows[0]?.done === true;
-}

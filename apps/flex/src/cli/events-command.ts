@@ -1,0 +1,65 @@
+import type { RunDetail } from '@flex/contracts';
+import { api, type CliContext } from './client';
+import { EXIT } from './exit-codes';
+import { followRun } from './follow';
+import type { RecordedFrame } from './run-watch';
+import { verifyFrames } from './verify-frames';
+
+export interface EventsOptions {
+  follow: boolean;
+  wait: boolean;
+  json: boolean;
+}
+
+/**
+ * `flex events <runId> [--follow] [--wait] [--json]`: the run's events on stdout, one per line
+ * (NDJSON with --json). Without --follow, those stored now (exit 0). With --follow, live until the
+ * run ends, pauses or waits for a human, reconnecting with Last-Event-ID; --wait (implies --follow)
+ * follows through pauses and human waits. Following, the exit code says where the run stands.
+ */
+export async function eventsCommand(ctx: CliContext, runId: string, options: EventsOptions): Promise<number> {
+  const until = options.wait ? 'end' : options.follow ? 'rest' : 'stored';
+  const followed = await followRun(ctx, runId, {
+    until,
+    onFrame: (f) => ctx.out(eventLine(f, options.json)),
+  });
+  return followed.exit;
+}
+
+/**
+ * `flex replay <runId> [--verify] [--json]`: the run's recorded events (never waits on a run that
+ * has not ended); --verify folds them again and checks the audit invariants (exit 9 on a problem).
+ * `--json`: NDJSON frames, or with --verify one document `{ runId, events, verify }`.
+ */
+export async function replayCommand(
+  ctx: CliContext,
+  runId: string,
+  options: { verify: boolean; json: boolean },
+): Promise<number> {
+  const frames: RecordedFrame[] = [];
+  const streamed = options.json && !options.verify;
+  await followRun(ctx, runId, {
+    until: 'stored',
+    onFrame: (f) => {
+      frames.push(f);
+      if (!options.json || streamed) ctx.out(eventLine(f, options.json));
+    },
+  });
+  if (!options.verify) return EXIT.ok;
+  const detail = (await (await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}`)).json()) as RunDetail;
+  const problems = verifyFrames(frames, detail);
+  if (options.json)
+    ctx.out(JSON.stringify({ runId, events: frames, verify: { ok: !problems.length, problems } }));
+  else {
+    for (const p of problems) ctx.err(`✗ ${p}`);
+    ctx.err(
+      problems.length ? `verify: ${problems.length} problem(s)` : `verify: ok (${frames.length} events)`,
+    );
+  }
+  return problems.length ? EXIT.verifyFailed : EXIT.ok;
+}
+
+function eventLine(f: RecordedFrame, json: boolean): string {
+  if (json) return JSON.stringify(f);
+  return `${String(f.position).padStart(6)}  ${f.timestamp}  ${f.type.padEnd(16)} ${f.message ?? ''}`.trimEnd();
+}

@@ -1,0 +1,96 @@
+/** One check of a readiness report: whether it holds, and what it found. */
+export interface CheckResult {
+  ok: boolean;
+  detail?: string;
+}
+
+/** What `GET /readyz` answers (see ReadinessResponseSchema in @flex/contracts). */
+export interface ReadinessReport {
+  /** `starting`: a startup step is not done; `unready`: it was ready and a live check fails now. */
+  status: 'ready' | 'starting' | 'unready';
+  checks: Record<string, CheckResult>;
+}
+
+type LiveCheck = () => Promise<CheckResult>;
+
+const CHECK_TIMEOUT_MS = 2_000;
+
+/**
+ * Whether a process is ready to take work (`GET /readyz`), as opposed to alive (`GET /healthz`).
+ * Two kinds of check: startup steps, not ready until done and then done for good (migrations, the
+ * reference agents registered, the read models caught up once), and live checks asked on every
+ * report (the database answers, the NATS connection is open). Liveness never waits on these.
+ */
+export class Readiness {
+  private readonly steps = new Map<string, CheckResult>();
+  private readonly live = new Map<string, LiveCheck>();
+  private readonly waiters = new Set<{ resolve: () => void; reject: (error: Error) => void }>();
+  private wasReady = false;
+
+  /** A startup step that is not done yet. */
+  pending(name: string, detail = 'starting'): void {
+    this.steps.set(name, { ok: false, detail });
+  }
+
+  /** A startup step is done: it stays done. */
+  done(name: string, detail?: string): void {
+    this.steps.set(name, detail === undefined ? { ok: true } : { ok: true, detail });
+    if (!this.started) return;
+    for (const waiter of [...this.waiters]) waiter.resolve();
+    this.waiters.clear();
+  }
+
+  /** A startup step failed for good: reported as not ready, and `whenStarted` rejects. */
+  failed(name: string, detail: string): void {
+    this.steps.set(name, { ok: false, detail });
+    for (const waiter of [...this.waiters]) waiter.reject(new Error(`${name}: ${detail}`));
+    this.waiters.clear();
+  }
+
+  /** A check asked on every report. */
+  watch(name: string, check: LiveCheck): void {
+    this.live.set(name, check);
+  }
+
+  /** Every startup step is done (live checks aside): what gates work a process takes. */
+  get started(): boolean {
+    return [...this.steps.values()].every((s) => s.ok);
+  }
+
+  /** Resolves once every startup step is done; rejects when one fails. */
+  whenStarted(): Promise<void> {
+    if (this.started) return Promise.resolve();
+    return new Promise((resolve, reject) => this.waiters.add({ resolve, reject }));
+  }
+
+  async report(): Promise<ReadinessReport> {
+    const checks: Record<string, CheckResult> = Object.fromEntries(this.steps);
+    await Promise.all(
+      [...this.live].map(async ([name, check]) => {
+        checks[name] = await withTimeout(check());
+      }),
+    );
+    const ok = Object.values(checks).every((c) => c.ok);
+    if (ok) this.wasReady = true;
+    const status = ok ? 'ready' : this.wasReady && this.started ? 'unready' : 'starting';
+    return {
+      status,
+      checks: Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b))),
+    };
+  }
+}
+
+async function withTimeout(check: Promise<CheckResult>): Promise<CheckResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<CheckResult>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ ok: false, detail: `no answer in ${CHECK_TIMEOUT_MS} ms` }),
+      CHECK_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([check.catch(() => ({ ok: false, detail: 'the check failed' })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
