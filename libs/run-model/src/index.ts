@@ -35,7 +35,12 @@ export {
   type ActionContext,
 } from './policy/action.decide';
 export { decideHitlFollowUp, decideHitlFollowUps } from './policy/hitl.decide';
-export { decideHitlResolve, decideResume, decideManualTrigger } from './policy/run-control.decide';
+export {
+  decideHitlResolve,
+  decideResume,
+  decideManualTrigger,
+  resumeDecider,
+} from './policy/run-control.decide';
 export {
   refuse,
   refusalOf,

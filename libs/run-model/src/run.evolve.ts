@@ -89,7 +89,7 @@ function evolveHolds(state: ActiveRun, event: TypedEvent): RunState {
     case 'replan_deferred':
       return withDeferredReplan(state, event.payload);
     case 'run_paused':
-      return withPause(state, event.payload, event.timestamp);
+      return withPause(state, event.payload, event);
     case 'run_resumed':
       return withResume(state, event.id);
     case 'complete':

@@ -142,12 +142,17 @@ export function withHitlResolved(
 }
 
 /** `run_paused`: a planned run pauses (a second pause changes nothing); planning cannot pause. */
-export function withPause(state: ActiveRun, p: EventPayload<'run_paused'>, at: string): ActiveRun {
+export function withPause(
+  state: ActiveRun,
+  p: EventPayload<'run_paused'>,
+  event: { timestamp: string; id: string },
+): ActiveRun {
   if (state.status === 'planning' || state.status === 'paused') return state;
   return settle(plannedCore(state), {
     reason: p.reason,
     ...(p.policyId ? { policyId: p.policyId } : {}),
-    at,
+    at: event.timestamp,
+    eventId: event.id,
   });
 }
 

@@ -78,6 +78,8 @@ export interface PauseState {
   reason: string;
   policyId?: string;
   at: string;
+  /** The `run_paused` event's id: which pause this is, so a resume resumes the pause it saw. */
+  eventId: string;
 }
 
 /**

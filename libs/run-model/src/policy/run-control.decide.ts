@@ -64,16 +64,25 @@ export function decideHitlResolve(
   return decision([{ type: 'hitl_resolved', payload: JSON.parse(JSON.stringify(resolved)) }]);
 }
 
-/** `POST run.resume` (pure): only a paused run, only on the plan version the caller saw. */
+/**
+ * `POST run.resume` (pure): only a paused run, only on the plan version the caller saw and, with
+ * `pauseSeen` (a `run_paused` event id), only that pause: a resume never resumes a later pause.
+ */
 export function decideResume(
   state: RunState,
   runId: string,
   expectedPlanVersion: number,
   by: string,
+  pauseSeen?: string,
 ): ControlDecision {
   if (state.status === 'none') return refuse('run_not_found', `no run ${runId}`);
   if (state.status !== 'paused')
     return refuse('invalid_run_state', `run ${runId} is ${state.status}, not paused`);
+  if (pauseSeen !== undefined && state.pause.eventId !== pauseSeen)
+    return refuse(
+      'invalid_run_state',
+      `run ${runId} was resumed and paused again (${state.pause.reason}); resume the new pause on its own`,
+    );
   if (state.planVersion !== expectedPlanVersion)
     return refuse(
       'stale_plan_version',
@@ -102,4 +111,21 @@ export function decideManualTrigger(
     return refuse('invalid_run_state', `run ${runId} is still planning; policies act once it has a plan`);
   const firings = evaluatePolicies(state, { kind: 'manual', policyId }, now);
   return decision(decideFirings(state, firings, limits, now));
+}
+
+/**
+ * {@link decideResume} for a command that decides again after a write conflict: the first state
+ * it sees names the pause it resumes, so of two resumes of one pause exactly one wins even when
+ * the run, resumed by the other, has paused again before this one decides again.
+ */
+export function resumeDecider(
+  runId: string,
+  expectedPlanVersion: number,
+  by: string,
+): (state: RunState) => ControlDecision {
+  let pauseSeen: string | undefined;
+  return (state) => {
+    if (state.status === 'paused') pauseSeen ??= state.pause.eventId;
+    return decideResume(state, runId, expectedPlanVersion, by, pauseSeen);
+  };
 }

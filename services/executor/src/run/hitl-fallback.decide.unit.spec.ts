@@ -1,5 +1,5 @@
 import type { CapabilityRegistration, RuntimePolicy } from '@flex/contracts';
-import { decideHitlResolve, decideResume } from '@flex/run-model';
+import { decideHitlResolve, decideResume, resumeDecider } from '@flex/run-model';
 import {
   brief,
   completed,
@@ -160,6 +160,27 @@ describe('executor: pause and resume', () => {
       effects: [],
       events: [{ type: 'run_resumed', payload: { expectedPlanVersion: 1, resumedBy: 'op' } }],
     });
+  });
+
+  it('of two resumes of one pause one wins, even when the run pauses again before the other decides again', () => {
+    const first = resumeDecider('r1', 1, 'op1');
+    const second = resumeDecider('r1', 1, 'op2');
+    const state = fold(paused);
+    expect(first(state).events).toHaveLength(1);
+    // The second decided on the same state; its append conflicts with the first's.
+    expect(second(state).events).toHaveLength(1);
+    const pausedAgain = fold([
+      ...paused,
+      { type: 'run_resumed', payload: { expectedPlanVersion: 1, resumedBy: 'op1' } },
+      { type: 'run_paused', payload: { reason: 'again', policyId: 'brand' } },
+    ]);
+    expect(pausedAgain).toMatchObject({ status: 'paused', pause: { reason: 'again' } });
+    expect(second(pausedAgain)).toMatchObject({
+      events: [],
+      effects: [{ type: 'refuse', code: 'invalid_run_state' }],
+    });
+    // A resume that first sees the new pause resumes it.
+    expect(resumeDecider('r1', 1, 'op3')(pausedAgain).events).toHaveLength(1);
   });
 
   it('resume continues deterministically from the snapshot: the same nodes start as had the run never paused', () => {

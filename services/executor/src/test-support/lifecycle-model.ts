@@ -6,6 +6,7 @@ import {
   decideHitlResolve,
   decideManualTrigger,
   decideResume,
+  resumeDecider,
   evolveRun,
   initialRunState,
   isPlanned,
@@ -372,7 +373,11 @@ export class LifecycleSystem {
     return outcome;
   }
 
-  /** Two resumes decided on the same state: the first appends; the second conflicts, decides again and is refused. */
+  /**
+   * Two resumes decided on the same state: the first appends; the executor reacts (the run may
+   * pause again at once); the second conflicts, decides again and is refused, even if the run is
+   * paused again: it resumes only the pause it saw.
+   */
   concurrentResumes(): ControlDecision[] {
     this.tick();
     const seen = this.live;
@@ -380,12 +385,13 @@ export class LifecycleSystem {
     const planVersion = seen.status === 'none' ? 0 : seen.planVersion;
     const outcomes: ControlDecision[] = [];
     for (let i = 0; i < 2; i++) {
-      let outcome = decideResume(seen, 'r1', planVersion, `op${i}`);
+      const decide = resumeDecider('r1', planVersion, `op${i}`);
+      let outcome = decide(seen);
       if (!refusalOf(outcome) && this.append(outcome.events, undefined, version).conflict)
-        outcome = this.command((s) => decideResume(s, 'r1', planVersion, `op${i}`));
+        outcome = this.command(decide);
       outcomes.push(outcome);
+      this.settle();
     }
-    this.settle();
     return outcomes;
   }
 

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { PolicyTriggerResponseSchema, ResumeRequestSchema } from '@flex/contracts';
-import { decideManualTrigger, decideResume } from '@flex/run-model';
+import { decideManualTrigger, resumeDecider } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, CLIENT_LIMITS, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { parseBody, runControlCommand } from '../hitl/run-command';
@@ -78,8 +78,11 @@ export class RunControlController {
     try {
       // A resumed run works again: it takes one of the caller's working runs, like a start.
       const appended = await this.runs.withWorkingRun(req.principal, () =>
-        runControlCommand(this.runtime, streamId, req.principal.id, (state) =>
-          decideResume(state, body.runId, body.expectedPlanVersion, req.principal.id),
+        runControlCommand(
+          this.runtime,
+          streamId,
+          req.principal.id,
+          resumeDecider(body.runId, body.expectedPlanVersion, req.principal.id),
         ),
       );
       res.setHeader('X-Flex-Run-Id', body.runId);
