@@ -14,6 +14,7 @@ import {
   withPlanRequest,
   withResume,
 } from './run.lifecycle';
+import { firingKey, withNodeVerdict, withoutDue } from './policy/due-firings';
 import { isTerminal, type ActiveRun, type RunState } from './run.state';
 
 /**
@@ -66,12 +67,25 @@ function evolveActive(state: ActiveRun, event: TypedEvent): RunState {
     }
     case 'node_start':
       return nodeStarted(state, event.payload, event.timestamp);
-    case 'node_complete':
-      return nodeCompleted(state, event.payload);
+    case 'node_complete': {
+      const input = { kind: 'onNodeComplete', nodeId: event.payload.nodeId, eventId: event.id } as const;
+      return withNodeVerdict(nodeCompleted(state, event.payload), input, event.timestamp);
+    }
     case 'node_error':
       return nodeFailed(state, event.payload, event.timestamp);
-    case 'validation_error':
-      return nodeOutputRejected(state, event.payload);
+    case 'validation_error': {
+      const p = event.payload;
+      const rejected = nodeOutputRejected(state, p);
+      // A final output blamed on a node is that node's validation failure too.
+      if (!p.nodeId || p.scope === 'envelope') return rejected;
+      const input = {
+        kind: 'onValidationFail',
+        nodeId: p.nodeId,
+        eventId: event.id,
+        errors: p.errors,
+      } as const;
+      return withNodeVerdict(rejected, input, event.timestamp);
+    }
     case 'policy_triggered':
       return withFiring(state, event.payload);
     default:
@@ -109,6 +123,10 @@ function evolveHolds(state: ActiveRun, event: TypedEvent): RunState {
 }
 
 function withFiring(state: ActiveRun, p: { policyId: string; trigger: Record<string, unknown> }): RunState {
-  const key = `${p.policyId}|${typeof p.trigger.key === 'string' ? p.trigger.key : String(p.trigger.kind)}`;
-  return { ...state, policyFirings: { ...state.policyFirings, [key]: (state.policyFirings[key] ?? 0) + 1 } };
+  const key = firingKey(p.policyId, p.trigger);
+  const recorded = withoutDue(state, key);
+  return {
+    ...recorded,
+    policyFirings: { ...state.policyFirings, [key]: (state.policyFirings[key] ?? 0) + 1 },
+  };
 }

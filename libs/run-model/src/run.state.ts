@@ -1,4 +1,5 @@
 import type { HitlAction, DiagnosticsBundle, EventPayload, PlanGraph, TaskEnvelope } from '@flex/contracts';
+import type { PolicyFiring } from './policy/policy.evaluate';
 
 export type NodeStatus =
   'pending' | 'running' | 'retry_wait' | 'awaiting_hitl' | 'completed' | 'failed' | 'skipped';
@@ -140,6 +141,11 @@ export interface RunCore {
   startedAt: string;
   /** Policy firings so far, keyed `<policyId>|<trigger key>`: a firing happens once per key. */
   policyFirings: Record<string, number>;
+  /**
+   * What node events made fire and no `policy_triggered` has recorded yet, in stream order: the
+   * fold's verdict on each (see `withNodeVerdict`). Absent when nothing is owed.
+   */
+  dueFirings?: PolicyFiring[];
   hitl: Record<string, HitlRequestState>;
   hitlCount: number;
   replans: number;

@@ -27,6 +27,8 @@ export { nodeOutputRequest, type AdvanceDecision, type AdvanceOptions } from './
 export function decideAdvance(state: RunState, now: Date, options: AdvanceOptions = {}): AdvanceDecision {
   // Only a running run moves: a pause, a pending HITL request, a replan in flight or waiting hold it.
   if (state.status !== 'running' || state.deferredReplan || replanInFlight(state)) return NO_DECISION;
+  // Nor while a policy a node event made fire is owed (RunCore.dueFirings): it is acted on first.
+  if (state.dueFirings?.length) return NO_DECISION;
   const planned = { ...state, plan: state.plan };
   const failed = Object.entries(state.nodes).find(([, n]) => n.status === 'failed');
   const failedNode = failed && state.plan.nodes.find((n) => n.id === failed[0]);

@@ -190,7 +190,10 @@ describe('executor: pause and resume', () => {
     ]);
     expect(resumed.status).toBe('running');
     const afterResume = decideOnEvent(resumed, [], now, { limits }).events;
-    const neverPaused = decideAdvance(fold(beforePause), now).events;
+    const neverPaused = decideAdvance(
+      fold([...runEvents([]), started('structuring-1'), completed('structuring-1', brief)]),
+      now,
+    ).events;
     expect(afterResume).toEqual(neverPaused);
     expect(afterResume).toEqual([
       {

@@ -35,6 +35,19 @@ class AgentAnswers extends Step {
   }
 }
 
+/** Two agent calls in flight answer before the executor handles either answer (parallel branches). */
+class AgentsTogether extends Step {
+  constructor(readonly answers: ReadonlyArray<[number, AgentOutcome]>) {
+    super();
+  }
+  apply(system: LifecycleSystem): void {
+    system.agentsAnswerTogether(this.answers);
+  }
+  toString(): string {
+    return `agents(${this.answers.map(([i, o]) => `#${i}:${o}`).join(',')})`;
+  }
+}
+
 class Resolve extends Step {
   constructor(
     readonly index: number,
@@ -112,6 +125,12 @@ const concurrentResumes = new Simple('resume×2', (system) => {
 
 const agent = (outcomes: AgentOutcome[]) =>
   fc.tuple(fc.nat(), fc.constantFrom(...outcomes)).map(([i, o]) => new AgentAnswers(i, o));
+const together = fc
+  .array(fc.tuple(fc.nat(), fc.constantFrom<AgentOutcome>('ok', 'ok', 'ok', 'low', 'fail')), {
+    minLength: 2,
+    maxLength: 3,
+  })
+  .map((answers) => new AgentsTogether(answers));
 const resolve = fc
   .tuple(fc.nat(), fc.constantFrom<'approve' | 'reject' | 'bad'>('approve', 'approve', 'reject', 'bad'))
   .map(([i, d]) => new Resolve(i, d));
@@ -122,6 +141,8 @@ const commands = [
   agent(['ok', 'ok', 'ok', 'low', 'fail', 'fatal', 'timeout', 'invalid']),
   agent(['ok', 'ok', 'fail']),
   agent(['ok']),
+  together,
+  together,
   resolve,
   resolve,
   trigger,
@@ -165,8 +186,11 @@ describe('the run lifecycle as a state machine (fast-check command model over th
       fc.property(
         fc.commands(commands, { maxCommands: 60, size: 'medium' }),
         fc.constantFrom(3, 4),
-        (cmds, attempts) => {
+        fc.option(fc.integer(), { freq: 4 }),
+        (cmds, attempts, race) => {
           const system = new LifecycleSystem(undefined, undefined, attempts);
+          // Mostly the executor's deliveries race (any order); sometimes they come in order.
+          if (race !== null) system.raceDeliveries(race);
           fc.modelRun(() => ({ model: {}, real: system }), cmds);
           system.checkStream();
           count(seen, `before the helpful world: ${system.live.status}`);

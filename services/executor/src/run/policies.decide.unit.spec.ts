@@ -109,7 +109,8 @@ describe('executor: runtime policies (given events, when a trigger, then events)
       trigger: {
         kind: 'onNodeComplete',
         selector: { capabilityId: 'W.write' },
-        condition: { '<': [{ var: 'qaFindings.overallScore' }, 0.6] },
+        // Evaluated on W.write's own completion too (no qaFindings yet: the default keeps it quiet).
+        condition: { '<': [{ var: ['qaFindings.overallScore', 1] }, 0.6] },
       },
     };
     const state = given([other], ...qaDone(0.1));

@@ -38,26 +38,14 @@ export function decideReaction(
   switch (typed?.type) {
     case 'plan_generated':
       return decideOnEvent(state, [{ kind: 'onStart' }], now, options);
-    case 'node_complete': {
-      const p = typed.payload;
-      return decideOnEvent(
-        state,
-        [{ kind: 'onNodeComplete', nodeId: p.nodeId, eventId: event.id }],
-        now,
-        options,
-      );
-    }
+    case 'node_complete':
+      // The fold reached its verdict on the node event (RunCore.dueFirings): acted on below.
+      return decideOnEvent(state, [], now, options);
     case 'validation_error': {
       const p = typed.payload;
-      // A final output blamed on a node is that node's validation failure too.
+      // An envelope's own errors are no node's: nothing to react to (a node's: as node_complete).
       if (!p.nodeId || p.scope === 'envelope') return NO_DECISION;
-      const trigger: PolicyTriggerInput = {
-        kind: 'onValidationFail',
-        nodeId: p.nodeId,
-        eventId: event.id,
-        errors: p.errors,
-      };
-      return decideOnEvent(state, [trigger], now, options);
+      return decideOnEvent(state, [], now, options);
     }
     case 'hitl_resolved':
     case 'run_resumed':
@@ -153,6 +141,27 @@ function decidePolicies(
 ): DecidedFlexEvent[] {
   const out: DecidedFlexEvent[] = [];
   let current = state;
+  const blocked = () =>
+    isTerminal(current) ||
+    current.status !== 'running' ||
+    current.planRequest !== undefined ||
+    current.deferredReplan !== undefined;
+  // First what node events made fire and nothing has acted on yet, in stream order, one trigger at
+  // a time: each is recorded (policy_triggered) and acted on, until one holds the run.
+  for (let due = current.dueFirings; due?.length; due = current.dueFirings) {
+    if (isTerminal(current)) return out;
+    const key = due[0].trigger.key;
+    const events = decideFirings(
+      current,
+      due.filter((f) => f.trigger.key === key),
+      limits,
+      now,
+    );
+    if (events.length === 0) return out;
+    out.push(...events);
+    current = foldDecided(current, events, now) as StartedRun;
+    if (blocked()) return out;
+  }
   for (const trigger of triggers) {
     if (isTerminal(current)) break;
     const firings = evaluatePolicies(current, trigger, now);
@@ -160,7 +169,7 @@ function decidePolicies(
     const events = decideFirings(current, firings, limits, now);
     out.push(...events);
     current = foldDecided(current, events, now) as StartedRun;
-    if (current.status !== 'running' || current.planRequest || current.deferredReplan !== undefined) break;
+    if (blocked()) break;
   }
   return out;
 }

@@ -7,6 +7,7 @@ import {
   decideManualTrigger,
   decideResume,
   resumeDecider,
+  evaluatePolicies,
   evolveRun,
   initialRunState,
   isPlanned,
@@ -18,6 +19,7 @@ import {
   type ControlDecision,
   refusalOf,
   type PlanRequestAsked,
+  type PolicyTriggerInput,
   type RunLimits,
   type RunState,
 } from '@flex/run-model';
@@ -183,6 +185,14 @@ export class LifecycleSystem {
   /** `hitl_resolved` events appended during the current pause: the executor may decide nothing on them. */
   private readonly decidedWhilePaused = new Set<string>();
   private readonly queue: StoredEvent[] = [];
+  /**
+   * The gate oracle: what each node event made fire, evaluated on the state right after it (the
+   * policy semantics), by `<policyId>|<trigger key>`. Nothing may start or end the run while one of
+   * these has no `policy_triggered`.
+   */
+  private readonly verdicts: Array<{ key: string; on: string }> = [];
+  /** Which queued delivery the executor takes next (0: in order): its deliveries race. */
+  private pick: (queued: number) => number = () => 0;
   private now = T0;
   private seq = 0;
 
@@ -237,8 +247,10 @@ export class LifecycleSystem {
       timestamp: new Date(this.now).toISOString(),
     };
     checkAppend(this.live, event);
+    this.checkGates(event);
     const before = this.live;
     this.live = evolveRun(this.live, event);
+    this.recordVerdict(event);
     checkTransition(before, this.live, event, this.events[this.events.length - 1]?.type);
     if (event.type === 'hitl_resolved' && before.status === 'paused') this.decidedWhilePaused.add(event.id);
     // From the resume on, the executor may act on those events again (their follow-ups are the resume's).
@@ -257,9 +269,64 @@ export class LifecycleSystem {
 
   // ---- the executor ----------------------------------------------------------------------------
 
-  /** Deliver everything queued to the executor, in order, until nothing is left. */
+  /**
+   * Deliver everything queued to the executor until nothing is left, in the order {@link raceDeliveries}
+   * chose: the executor handles a run's events concurrently, and each handler decides on the stream as
+   * it is when it appends.
+   */
   settle(): void {
-    for (let event = this.queue.shift(); event; event = this.queue.shift()) this.deliver(event);
+    while (this.queue.length) {
+      const [event] = this.queue.splice(this.pick(this.queue.length) % this.queue.length, 1);
+      this.deliver(event);
+    }
+  }
+
+  /** From now on the executor takes queued deliveries in an order drawn from `seed`. */
+  raceDeliveries(seed: number): void {
+    let x = seed >>> 0 || 1;
+    this.pick = (queued) => {
+      x ^= x << 13;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      return (x >>> 0) % queued;
+    };
+  }
+
+  private recordVerdict(event: StoredEvent): void {
+    if (this.live.status === 'none' || this.live.status === 'planning' || isTerminal(this.live)) return;
+    const p = event.payload as { nodeId?: string; scope?: string; errors?: unknown[] };
+    let input: PolicyTriggerInput | undefined;
+    if (event.type === 'node_complete' && p.nodeId)
+      input = { kind: 'onNodeComplete', nodeId: p.nodeId, eventId: event.id };
+    if (event.type === 'validation_error' && p.nodeId && p.scope !== 'envelope')
+      input = { kind: 'onValidationFail', nodeId: p.nodeId, eventId: event.id, errors: p.errors ?? [] };
+    if (!input) return;
+    for (const f of evaluatePolicies(this.live, input, new Date(event.timestamp)))
+      this.verdicts.push({ key: `${f.policy.id}|${String(f.trigger.key)}`, on: `${event.type} ${event.id}` });
+  }
+
+  /** No node starts and the run does not complete past a policy a node event made fire. */
+  private checkGates(event: StoredEvent): void {
+    if (event.type !== 'node_start' && event.type !== 'complete') return;
+    if (this.live.status === 'none') return;
+    const firings = this.live.policyFirings;
+    const owed = this.verdicts.find((v) => !firings[v.key]);
+    if (owed) throw new Error(`${event.type} appended while policy ${owed.key} (on ${owed.on}) is owed`);
+  }
+
+  /** Several agent calls in flight answer before the executor handles any of their events. */
+  agentsAnswerTogether(answers: ReadonlyArray<[number, AgentOutcome]>): void {
+    this.tick();
+    for (const [index, outcome] of answers) {
+      if (this.invocations.length === 0) break;
+      const [start] = this.invocations.splice(index % this.invocations.length, 1);
+      const p = start.payload as { nodeId: string; attempt: number };
+      this.append(
+        decideInvocation(this.live, p.nodeId, p.attempt, agentOutcome(p.nodeId, outcome), this.retry),
+        `executor:invoke:${start.id}`,
+      );
+    }
+    this.settle();
   }
 
   private deliver(event: StoredEvent): void {
