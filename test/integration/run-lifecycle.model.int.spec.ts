@@ -150,10 +150,12 @@ class Resume extends Step {
   }
   async apply(real: Real, state: RunState): Promise<void> {
     const version = state.status === 'none' ? 1 : state.planVersion;
+    // Both name the pause they saw: the run may pause again between the two.
+    const pauseId = state.status === 'paused' ? state.pause.eventId : undefined;
     const streams = await Promise.all(
-      Array.from({ length: this.twice ? 2 : 1 }, () => real.client.resume(real.runId, version)),
+      Array.from({ length: this.twice ? 2 : 1 }, () => real.client.resume(real.runId, version, pauseId)),
     );
-    // Of two resumes of a paused run exactly one wins; of resumes of a run not paused, none.
+    // Of two resumes of one pause exactly one wins; of resumes of a run not paused, none.
     expect(streams.filter((s) => s.status === 200)).toHaveLength(state.status === 'paused' ? 1 : 0);
     for (const s of streams) s.close();
   }

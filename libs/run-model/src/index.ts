@@ -40,6 +40,7 @@ export {
   decideResume,
   decideManualTrigger,
   resumeDecider,
+  withFollowUps,
 } from './policy/run-control.decide';
 export {
   refuse,

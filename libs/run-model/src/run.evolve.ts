@@ -105,7 +105,7 @@ function evolveHolds(state: ActiveRun, event: TypedEvent): RunState {
     case 'run_paused':
       return withPause(state, event.payload, event);
     case 'run_resumed':
-      return withResume(state, event.id);
+      return withResume(state, event.id, event.payload.followUpsApplied === true);
     case 'complete':
       return completed(state, event.payload.output);
     case 'run_failed': {

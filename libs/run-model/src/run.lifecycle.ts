@@ -137,7 +137,13 @@ export function withHitlResolved(
   const decided: HitlRequestState =
     state.status === 'paused'
       ? { ...request, ...decision, status: 'decided' }
-      : { ...request, ...decision, status: 'resolved', effectiveAt: eventId };
+      : {
+          ...request,
+          ...decision,
+          status: 'resolved',
+          effectiveAt: eventId,
+          ...(p.followUpsApplied ? { followedUp: true as const } : {}),
+        };
   return resettle({ ...state, hitl: { ...state.hitl, [p.requestId]: decided } }, (core) => core);
 }
 
@@ -160,11 +166,12 @@ export function withPause(
  * `run_resumed`: decisions made during the pause take effect now (the executor runs their
  * follow-ups on this event); the run waits for operators if requests are still pending, else runs.
  */
-export function withResume(state: ActiveRun, eventId: string): ActiveRun {
+export function withResume(state: ActiveRun, eventId: string, followUpsApplied = false): ActiveRun {
   if (state.status !== 'paused') return state;
+  const followed = followUpsApplied ? { followedUp: true as const } : {};
   const hitl: Record<string, HitlRequestState> = {};
   for (const [id, h] of Object.entries(state.hitl))
-    hitl[id] = h.status === 'decided' ? { ...h, status: 'resolved', effectiveAt: eventId } : h;
+    hitl[id] = h.status === 'decided' ? { ...h, status: 'resolved', effectiveAt: eventId, ...followed } : h;
   return settle({ ...plannedCore(state), hitl });
 }
 

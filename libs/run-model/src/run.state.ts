@@ -70,7 +70,12 @@ export type HitlRequestState = HitlRequestBase &
   (
     | { status: 'pending' }
     | ({ status: 'decided' } & HitlDecision)
-    | ({ status: 'resolved'; effectiveAt: string } & HitlDecision)
+    | ({
+        status: 'resolved';
+        effectiveAt: string;
+        /** Its follow-up was appended with the event that made it take effect: nothing is left to do. */
+        followedUp?: true;
+      } & HitlDecision)
     | { status: 'closed' }
   );
 

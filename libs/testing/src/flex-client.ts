@@ -98,9 +98,10 @@ export class FlexClient {
     return Object.assign(stream, { runId: stream.headers.get('x-flex-run-id') ?? '' });
   }
 
-  /** POST run.resume as a live stream. */
-  resume(runId: string, expectedPlanVersion: number): Promise<LiveStream> {
-    return this.openStream('POST', '/api/v1/flex/run.resume', { body: { runId, expectedPlanVersion } });
+  /** POST run.resume as a live stream (of the pause `pauseId`, when given). */
+  resume(runId: string, expectedPlanVersion: number, pauseId?: string): Promise<LiveStream> {
+    const body = { runId, expectedPlanVersion, ...(pauseId ? { pauseId } : {}) };
+    return this.openStream('POST', '/api/v1/flex/run.resume', { body });
   }
 
   async events(runId: string, lastEventId?: number): Promise<Frame[]> {

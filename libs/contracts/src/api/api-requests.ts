@@ -10,6 +10,12 @@ import { checkStorableText } from '../shared/storable-text';
 export const ResumeRequestSchema = z.strictObject({
   runId: IdentifierSchema,
   expectedPlanVersion: PlanVersionSchema,
+  /**
+   * The pause this resume is for: the `id` of its `run_paused` event (as the event stream shows
+   * it). Given, a resume of a run that was resumed and paused again since is 409: of two operators
+   * resuming the same pause, exactly one resumes it. Absent: whatever pause the run is in.
+   */
+  pauseId: z.string().uuid().optional(),
 });
 
 /** See {@link ResumeRequestSchema}. */

@@ -123,6 +123,8 @@ export const HitlResolvedPayloadSchema = z.strictObject({
   note: z.string().max(4_000).optional(),
   payload: JsonValueSchema.optional(),
   operator: ShortTextSchema,
+  /** Set when the decision's follow-up (if it took effect now) is in the same append, after it. */
+  followUpsApplied: z.literal(true).optional(),
 });
 
 /**
@@ -151,6 +153,8 @@ export const RunPausedPayloadSchema = z.strictObject({
 export const RunResumedPayloadSchema = z.strictObject({
   expectedPlanVersion: PlanVersionSchema,
   resumedBy: ShortTextSchema,
+  /** Set when the follow-ups of the decisions made during the pause are in the same append, after it. */
+  followUpsApplied: z.literal(true).optional(),
 });
 
 /** `complete`: the final output, valid against the caller's schema and hard constraints. */

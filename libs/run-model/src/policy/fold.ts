@@ -16,7 +16,7 @@ export function foldDecided(state: RunState, decided: readonly Decided[], now: D
     const version = (next.status === 'none' ? 0 : next.version) + 1;
     const event: StoredEvent = {
       position: 0,
-      id: `decided-${version}-${i}`,
+      id: decidedEventId(version, i),
       streamId: '',
       version,
       type: d.type,
@@ -27,4 +27,9 @@ export function foldDecided(state: RunState, decided: readonly Decided[], now: D
     next = evolveRun(next, event);
   }
   return next;
+}
+
+/** The id {@link foldDecided} gives the `index`-th decided event, folded as stream version `version`. */
+export function decidedEventId(version: number, index: number): string {
+  return `decided-${version}-${index}`;
 }

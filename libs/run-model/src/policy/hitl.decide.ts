@@ -23,7 +23,7 @@ export function decideHitlFollowUps(
   let current: RunState = state;
   for (const request of Object.values(state.hitl)) {
     if (current.status === 'none' || isTerminal(current)) break;
-    if (request.status !== 'resolved' || request.effectiveAt !== eventId) continue;
+    if (request.status !== 'resolved' || request.effectiveAt !== eventId || request.followedUp) continue;
     const events = followUp(current, request, limits);
     out.push(...events);
     current = foldDecided(current, events, now);
@@ -42,7 +42,7 @@ export function decideHitlFollowUp(
   limits: RunLimits,
 ): Decided[] {
   const request = state.hitl[resolved.requestId];
-  if (!request || request.status !== 'resolved' || isTerminal(state)) return [];
+  if (!request || request.status !== 'resolved' || request.followedUp || isTerminal(state)) return [];
   return followUp(state, request, limits);
 }
 

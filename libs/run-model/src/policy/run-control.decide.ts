@@ -1,7 +1,9 @@
-import type { HitlResolveRequest } from '@flex/contracts';
+import type { DecidedFlexEvent, HitlResolveRequest } from '@flex/contracts';
 import { decision } from '@flex/decider';
 import { isTerminal, type RunState } from '../run.state';
-import { refuse, type ControlDecision } from './control.decision';
+import { refuse, refusalOf, type ControlDecision } from './control.decision';
+import { decidedEventId, foldDecided } from './fold';
+import { decideHitlFollowUps } from './hitl.decide';
 import { decideFirings } from './action.decide';
 import { evaluatePolicies, runtimePolicies } from './policy.evaluate';
 import type { RunLimits } from './run-limits';
@@ -114,18 +116,48 @@ export function decideManualTrigger(
 }
 
 /**
- * {@link decideResume} for a command that decides again after a write conflict: the first state
- * it sees names the pause it resumes, so of two resumes of one pause exactly one wins even when
- * the run, resumed by the other, has paused again before this one decides again.
+ * {@link decideResume} for a command that decides again after a write conflict: `pauseId` (the
+ * caller's) or else the first state it sees names the pause it resumes, so of two resumes of one
+ * pause exactly one wins even when the run, resumed by the other, has paused again meanwhile.
  */
 export function resumeDecider(
   runId: string,
   expectedPlanVersion: number,
   by: string,
+  limits: RunLimits,
+  now: () => Date,
+  pauseId?: string,
 ): (state: RunState) => ControlDecision {
-  let pauseSeen: string | undefined;
+  let pauseSeen = pauseId;
   return (state) => {
     if (state.status === 'paused') pauseSeen ??= state.pause.eventId;
-    return decideResume(state, runId, expectedPlanVersion, by, pauseSeen);
+    const at = now();
+    return withFollowUps(state, decideResume(state, runId, expectedPlanVersion, by, pauseSeen), limits, at);
   };
+}
+
+/**
+ * An operator's decision with its consequence in one append: when `decided` (a `hitl_resolved`, or a
+ * `run_resumed`) makes HITL decisions take effect, their follow-ups (a rejection's fail or pause, an
+ * approval's action, an operator's node output) are decided now and appended after it, and the event
+ * says so (`followUpsApplied`). Left to a later reaction of the executor, a reaction to another event
+ * of the run could start a node or complete the run first, past an operator's rejection.
+ */
+export function withFollowUps(
+  state: RunState,
+  decided: ControlDecision,
+  limits: RunLimits,
+  now: Date,
+): ControlDecision {
+  if (refusalOf(decided) || decided.events.length !== 1 || state.status === 'none') return decided;
+  const [event] = decided.events;
+  if (event.type !== 'hitl_resolved' && event.type !== 'run_resumed') return decided;
+  const probe = foldDecided(state, [event], now);
+  if (probe.status === 'none') return decided;
+  const id = decidedEventId(probe.version, 0);
+  const effective = Object.values(probe.hitl).some((r) => r.status === 'resolved' && r.effectiveAt === id);
+  if (!effective) return decided;
+  const followUps = decideHitlFollowUps(probe, id, limits, now);
+  const marked = { ...event, payload: { ...event.payload, followUpsApplied: true as const } };
+  return decision([marked, ...followUps] as DecidedFlexEvent[]);
 }

@@ -163,8 +163,8 @@ describe('executor: pause and resume', () => {
   });
 
   it('of two resumes of one pause one wins, even when the run pauses again before the other decides again', () => {
-    const first = resumeDecider('r1', 1, 'op1');
-    const second = resumeDecider('r1', 1, 'op2');
+    const first = resumeDecider('r1', 1, 'op1', limits, () => now);
+    const second = resumeDecider('r1', 1, 'op2', limits, () => now);
     const state = fold(paused);
     expect(first(state).events).toHaveLength(1);
     // The second decided on the same state; its append conflicts with the first's.
@@ -179,8 +179,13 @@ describe('executor: pause and resume', () => {
       events: [],
       effects: [{ type: 'refuse', code: 'invalid_run_state' }],
     });
-    // A resume that first sees the new pause resumes it.
-    expect(resumeDecider('r1', 1, 'op3')(pausedAgain).events).toHaveLength(1);
+    // A resume that first sees the new pause resumes it; one that names the first pause does not.
+    expect(resumeDecider('r1', 1, 'op3', limits, () => now)(pausedAgain).events).toHaveLength(1);
+    const firstPause = state.status === 'paused' ? state.pause.eventId : '';
+    expect(resumeDecider('r1', 1, 'op4', limits, () => now, firstPause)(pausedAgain)).toMatchObject({
+      effects: [{ type: 'refuse', code: 'invalid_run_state' }],
+    });
+    expect(resumeDecider('r1', 1, 'op5', limits, () => now, firstPause)(state).events).toHaveLength(1);
   });
 
   it('resume continues deterministically from the snapshot: the same nodes start as had the run never paused', () => {

@@ -37,14 +37,18 @@ class AgentAnswers extends Step {
 
 /** Two agent calls in flight answer before the executor handles either answer (parallel branches). */
 class AgentsTogether extends Step {
-  constructor(readonly answers: ReadonlyArray<[number, AgentOutcome]>) {
+  constructor(
+    readonly answers: ReadonlyArray<[number, AgentOutcome]>,
+    readonly meanwhile: { index: number; decision: 'approve' | 'reject' } | null,
+  ) {
     super();
   }
   apply(system: LifecycleSystem): void {
-    system.agentsAnswerTogether(this.answers);
+    system.agentsAnswerTogether(this.answers, this.meanwhile ?? undefined);
   }
   toString(): string {
-    return `agents(${this.answers.map(([i, o]) => `#${i}:${o}`).join(',')})`;
+    const decided = this.meanwhile ? `+hitl#${this.meanwhile.index}:${this.meanwhile.decision}` : '';
+    return `agents(${this.answers.map(([i, o]) => `#${i}:${o}`).join(',')})${decided}`;
   }
 }
 
@@ -126,11 +130,16 @@ const concurrentResumes = new Simple('resume×2', (system) => {
 const agent = (outcomes: AgentOutcome[]) =>
   fc.tuple(fc.nat(), fc.constantFrom(...outcomes)).map(([i, o]) => new AgentAnswers(i, o));
 const together = fc
-  .array(fc.tuple(fc.nat(), fc.constantFrom<AgentOutcome>('ok', 'ok', 'ok', 'low', 'fail')), {
-    minLength: 2,
-    maxLength: 3,
-  })
-  .map((answers) => new AgentsTogether(answers));
+  .tuple(
+    fc.array(fc.tuple(fc.nat(), fc.constantFrom<AgentOutcome>('ok', 'ok', 'ok', 'low', 'fail')), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    fc.option(
+      fc.record({ index: fc.nat(), decision: fc.constantFrom<'approve' | 'reject'>('approve', 'reject') }),
+    ),
+  )
+  .map(([answers, meanwhile]) => new AgentsTogether(answers, meanwhile));
 const resolve = fc
   .tuple(fc.nat(), fc.constantFrom<'approve' | 'reject' | 'bad'>('approve', 'approve', 'reject', 'bad'))
   .map(([i, d]) => new Resolve(i, d));

@@ -4,9 +4,10 @@ import type { StoredEvent } from '@flex/event-store';
 import {
   decideCancel,
   decideHitlResolve,
+  decideHitlFollowUps,
   decideManualTrigger,
-  decideResume,
   resumeDecider,
+  withFollowUps,
   evaluatePolicies,
   evolveRun,
   initialRunState,
@@ -191,6 +192,13 @@ export class LifecycleSystem {
    * these has no `policy_triggered`.
    */
   private readonly verdicts: Array<{ key: string; on: string }> = [];
+  /**
+   * The follow-up oracle: events on which HITL decisions that do something (a rejection, an
+   * approval with an action, an operator's node output) took effect, and the executor has not yet
+   * reacted to: nothing may start or end the run before that reaction.
+   */
+  private readonly owedFollowUps = new Set<string>();
+  private reactingTo?: string;
   /** Which queued delivery the executor takes next (0: in order): its deliveries race. */
   private pick: (queued: number) => number = () => 0;
   private now = T0;
@@ -225,12 +233,21 @@ export class LifecycleSystem {
       return { appended: [], duplicate: false, conflict: true };
     if (key !== undefined && this.keys.has(key)) return { appended: [], duplicate: true, conflict: false };
     if (key !== undefined) this.keys.add(key);
-    if (key !== undefined && this.decidedWhilePaused.has(key.replace('executor:advance:', ''))) {
+    // The reaction to such a decision may act on what node events made fire (dueFirings), as any
+    // reaction does first, even while paused: a gate that fired is recorded, not the decision.
+    const owedGate = this.live.status !== 'none' && !!this.live.dueFirings?.length;
+    if (
+      key !== undefined &&
+      this.decidedWhilePaused.has(key.replace('executor:advance:', '')) &&
+      !(owedGate && decided[0].type === 'policy_triggered')
+    ) {
       throw new Error(
         `a decision made while paused took effect before the resume: ${decided.map((d) => d.type).join(', ')}`,
       );
     }
     const appended = decided.map((d) => this.store(d));
+    // A follow-up appended with the decision that owes it is no window for anything else.
+    for (const e of appended.slice(0, -1)) this.owedFollowUps.delete(e.id);
     return { appended, duplicate: false, conflict: false };
   }
 
@@ -251,6 +268,7 @@ export class LifecycleSystem {
     const before = this.live;
     this.live = evolveRun(this.live, event);
     this.recordVerdict(event);
+    this.recordFollowUps(before, event);
     checkTransition(before, this.live, event, this.events[this.events.length - 1]?.type);
     if (event.type === 'hitl_resolved' && before.status === 'paused') this.decidedWhilePaused.add(event.id);
     // From the resume on, the executor may act on those events again (their follow-ups are the resume's).
@@ -312,10 +330,27 @@ export class LifecycleSystem {
     const firings = this.live.policyFirings;
     const owed = this.verdicts.find((v) => !firings[v.key]);
     if (owed) throw new Error(`${event.type} appended while policy ${owed.key} (on ${owed.on}) is owed`);
+    const followUp = [...this.owedFollowUps].find((id) => id !== this.reactingTo);
+    if (followUp)
+      throw new Error(
+        `${event.type} appended before the follow-up of the decisions effective on ${followUp}`,
+      );
+  }
+
+  /** Decisions that take effect on `event` and whose follow-up appends something are owed it. */
+  private recordFollowUps(before: RunState, event: StoredEvent): void {
+    if (event.type !== 'hitl_resolved' && event.type !== 'run_resumed') return;
+    const { followUpsApplied: _applied, ...payload } = event.payload as Record<string, unknown>;
+    const probe = evolveRun(before, { ...event, payload });
+    if (decideHitlFollowUps(probe, event.id, this.limits, new Date(this.now)).length)
+      this.owedFollowUps.add(event.id);
   }
 
   /** Several agent calls in flight answer before the executor handles any of their events. */
-  agentsAnswerTogether(answers: ReadonlyArray<[number, AgentOutcome]>): void {
+  agentsAnswerTogether(
+    answers: ReadonlyArray<[number, AgentOutcome]>,
+    meanwhile?: { index: number; decision: 'approve' | 'reject' },
+  ): void {
     this.tick();
     for (const [index, outcome] of answers) {
       if (this.invocations.length === 0) break;
@@ -326,6 +361,8 @@ export class LifecycleSystem {
         `executor:invoke:${start.id}`,
       );
     }
+    // An operator decides while the executor has not handled the answers yet.
+    if (meanwhile) this.resolve(meanwhile.index, meanwhile.decision, false);
     this.settle();
   }
 
@@ -337,10 +374,13 @@ export class LifecycleSystem {
       retry: this.retry,
       fallbacks,
     });
+    this.reactingTo = event.id;
     let outcome = this.decide(`executor:advance:${event.id}`, (s, f) =>
       decideReaction(s, event, now, options(f)),
     );
     if (outcome.duplicate) outcome = this.decide(undefined, (s, f) => decideOnEvent(s, [], now, options(f)));
+    this.reactingTo = undefined;
+    this.owedFollowUps.delete(event.id);
     const wake = outcome.decision ? wakeOf(outcome.decision) : undefined;
     if (wake !== undefined) this.timers.push({ event, dueAt: this.now + Math.max(wake, 10) });
     if (event.type === 'plan_generated') this.append(decideTimers(this.live, now, this.limits).events);
@@ -399,7 +439,7 @@ export class LifecycleSystem {
     this.settle();
   }
 
-  resolve(index: number, decision: 'approve' | 'reject' | 'bad'): ControlDecision | undefined {
+  resolve(index: number, decision: 'approve' | 'reject' | 'bad', settle = true): ControlDecision | undefined {
     const pending = pendingHitlRequests(this.live);
     if (pending.length === 0 || this.live.status === 'none') return undefined;
     const requestId = pending[index % pending.length];
@@ -418,8 +458,11 @@ export class LifecycleSystem {
       ...(payload ? { payload } : {}),
     };
     this.tick();
-    const outcome = this.command((s) => decideHitlResolve(s, request, 'op', errors));
-    this.settle();
+    const at = new Date(this.now);
+    const outcome = this.command((s) =>
+      withFollowUps(s, decideHitlResolve(s, request, 'op', errors), this.limits, at),
+    );
+    if (settle) this.settle();
     return outcome;
   }
 
@@ -435,7 +478,9 @@ export class LifecycleSystem {
   resume(): ControlDecision {
     this.tick();
     const planVersion = this.live.status === 'none' ? 0 : this.live.planVersion;
-    const outcome = this.command((s) => decideResume(s, 'r1', planVersion, 'op'));
+    const outcome = this.command(
+      resumeDecider('r1', planVersion, 'op', this.limits, () => new Date(this.now)),
+    );
     this.settle();
     return outcome;
   }
@@ -452,7 +497,7 @@ export class LifecycleSystem {
     const planVersion = seen.status === 'none' ? 0 : seen.planVersion;
     const outcomes: ControlDecision[] = [];
     for (let i = 0; i < 2; i++) {
-      const decide = resumeDecider('r1', planVersion, `op${i}`);
+      const decide = resumeDecider('r1', planVersion, `op${i}`, this.limits, () => new Date(this.now));
       let outcome = decide(seen);
       if (!refusalOf(outcome) && this.append(outcome.events, undefined, version).conflict)
         outcome = this.command(decide);

@@ -6,10 +6,11 @@ import {
   nodeOutputErrors,
   type OutputIssue,
   type RunState,
+  withFollowUps,
 } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
-import { controlCommand, parseBody } from './run-command';
+import { controlCommand, parseBody, runLimits } from './run-command';
 import { ApiDoc } from '../openapi/api-doc.decorator';
 
 @Controller('api/v1/flex/hitl')
@@ -43,7 +44,17 @@ export class HitlController {
       runStreamId(request.runId),
       req.principal.id,
       (s) =>
-        decideHitlResolve(s, request, req.principal.id, outputErrors(s, request.requestId, request.payload)),
+        withFollowUps(
+          s,
+          decideHitlResolve(
+            s,
+            request,
+            req.principal.id,
+            outputErrors(s, request.requestId, request.payload),
+          ),
+          runLimits(this.runtime),
+          this.runtime.clock.now(),
+        ),
     );
     const recorded = state.status === 'none' ? undefined : state.hitl[request.requestId];
     const takesEffect = recorded?.status === 'decided' ? 'on_resume' : 'now';

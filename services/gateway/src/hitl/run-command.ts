@@ -5,6 +5,7 @@ import {
   refusalOf,
   type ControlDecision,
   type RefusalCode,
+  type RunLimits,
   type RunState,
 } from '@flex/run-model';
 import { runCommand, type ServiceRuntime } from '@flex/runtime';
@@ -80,3 +81,11 @@ const REFUSAL_STATUS: Record<RefusalCode, 400 | 404 | 409> = {
   hitl_already_resolved: 409,
   policy_not_manual: 409,
 };
+
+/** The run limits operator commands decide with (the executor's, from the same settings). */
+export function runLimits(runtime: ServiceRuntime): RunLimits {
+  return {
+    maxReplans: runtime.config.FLEX_MAX_REPLANS,
+    maxHitlRequests: runtime.config.FLEX_MAX_HITL_REQUESTS,
+  };
+}

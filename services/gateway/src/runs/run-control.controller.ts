@@ -4,7 +4,7 @@ import { PolicyTriggerResponseSchema, ResumeRequestSchema } from '@flex/contract
 import { decideManualTrigger, resumeDecider } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, CLIENT_LIMITS, Roles, type AuthedRequest } from '../auth/auth.guard';
-import { parseBody, runControlCommand } from '../hitl/run-command';
+import { parseBody, runControlCommand, runLimits } from '../hitl/run-command';
 import { apiError } from '../http/api-error';
 import type { ClientLimits } from '../limits/client-limits';
 import { ApiDoc } from '../openapi/api-doc.decorator';
@@ -35,10 +35,7 @@ export class RunControlController {
   async trigger(@Req() req: AuthedRequest, @Param('id') id: string, @Param('policyId') policyId: string) {
     const runId = check(id, 'id');
     const streamId = await this.runs.assertVisible(req.principal, runId);
-    const limits = {
-      maxReplans: this.runtime.config.FLEX_MAX_REPLANS,
-      maxHitlRequests: this.runtime.config.FLEX_MAX_HITL_REQUESTS,
-    };
+    const limits = runLimits(this.runtime);
     const appended = await runControlCommand(this.runtime, streamId, req.principal.id, (state) =>
       decideManualTrigger(state, runId, check(policyId, 'policyId'), this.runtime.clock.now(), limits),
     );
@@ -82,7 +79,14 @@ export class RunControlController {
           this.runtime,
           streamId,
           req.principal.id,
-          resumeDecider(body.runId, body.expectedPlanVersion, req.principal.id),
+          resumeDecider(
+            body.runId,
+            body.expectedPlanVersion,
+            req.principal.id,
+            runLimits(this.runtime),
+            () => this.runtime.clock.now(),
+            body.pauseId,
+          ),
         ),
       );
       res.setHeader('X-Flex-Run-Id', body.runId);
