@@ -30,13 +30,17 @@ function contend(dir: string): Contender {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close', not 'exit': a contender that writes and exits at once can be reported as exited
+  // before its output is read (under load it was, and said '').
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const said = new Promise<string>((resolve) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
-      if (out === 'won' || out.startsWith('refused:')) resolve(out);
+      // A winner stays (it holds the lock); anyone else exits: its whole output is there at 'close'.
+      if (out === 'won') resolve(out);
     });
-    void exited.then(() => resolve(out));
+    void closed.then(() => resolve(out));
   });
   return {
     said,
@@ -79,8 +83,8 @@ describe('lockDataDir (processes racing for one data directory)', () => {
         const contenders = Array.from({ length: 6 }, () => contend(dir));
         try {
           const results = await Promise.all(contenders.map((c) => c.said));
-          expect(results.filter((r) => r === 'won')).toHaveLength(1);
-          expect(results.filter((r) => r === 'refused:DATA_DIR_LOCKED')).toHaveLength(5);
+          // The whole list, so a failure shows what every contender said.
+          expect([...results].sort()).toEqual([...Array(5).fill('refused:DATA_DIR_LOCKED'), 'won']);
         } finally {
           await Promise.all(contenders.map((c) => c.stop()));
         }
