@@ -30,6 +30,8 @@ export interface EventStoreOptions {
   maxAttempts?: number;
   /** Appends committed in one transaction at most (group commit). Default 100. */
   maxGroup?: number;
+  /** Group transactions in flight at once at most. Default 4. */
+  maxInFlight?: number;
 }
 
 /** The append-only event log: optimistic concurrency, idempotent appends, gap-safe global reads. */
@@ -49,6 +51,7 @@ export class EventStore {
       outbox: this.#outbox,
       maxAttempts: options.maxAttempts ?? 5,
       maxGroup: options.maxGroup ?? 100,
+      maxInFlight: options.maxInFlight ?? 4,
       publish: (events) => this.#publish(events),
     });
   }

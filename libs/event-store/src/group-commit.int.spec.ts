@@ -152,8 +152,9 @@ describe.each(backends)('group commit on $kind', (backend) => {
       fc.asyncProperty(
         fc.array(command, { minLength: 1, maxLength: 30, size: 'medium' }),
         fc.integer({ min: 1, max: 8 }),
-        async (commands, maxGroup) => {
-          const store = new EventStore(t.database.db, { maxGroup });
+        fc.integer({ min: 1, max: 4 }),
+        async (commands, maxGroup, maxInFlight) => {
+          const store = new EventStore(t.database.db, { maxGroup, maxInFlight });
           const scenario = plan(commands);
           const settled = await submit(store, scenario, commands);
           expect(settled.map(observed)).toEqual(scenario.expected);
@@ -174,7 +175,7 @@ describe.each(backends)('group commit on $kind', (backend) => {
   }, 300_000);
 
   it('commits appends submitted together in one transaction, a refused or failing one not undoing the others', async () => {
-    const store = new EventStore(t.database.db);
+    const store = new EventStore(t.database.db, { maxInFlight: 1 });
     const [a, b, c] = [uniqueStream(), uniqueStream(), uniqueStream()];
     const taken = newEvent();
     await store.append(uniqueStream(), [taken], { expectedVersion: 'any' });

@@ -2,6 +2,7 @@ import type { AppendItem } from './append';
 import { appendStatement } from './append-statement';
 import { ConcurrencyConflictError, DuplicateEventIdError, EventStoreError } from './errors';
 import type { Executor } from './read';
+import { Group, GroupQueue } from './group-queue';
 import { DEADLOCK_DETECTED, SERIALIZATION_FAILURE, sqlState, UNIQUE_VIOLATION } from './sql-state';
 import type { AppendResult, StoredEvent } from './types';
 
@@ -11,6 +12,8 @@ export interface GroupCommitOptions {
   maxAttempts: number;
   /** Appends (units) per transaction at most. */
   maxGroup: number;
+  /** Transactions in flight at once at most (PGlite runs one at a time whatever this says). */
+  maxInFlight: number;
   /** Called once per committed group with its new events, before the appends resolve; never throws. */
   publish(events: StoredEvent[]): Promise<void>;
 }
@@ -25,8 +28,9 @@ interface Unit {
 type Outcome = { results: AppendResult[] } | { error: unknown };
 
 /**
- * Group commit. Appends arriving while a transaction is in flight wait and share the next one, in
- * the order they were submitted; one group is in flight at a time, so a stream is never in two and
+ * Group commit. Appends arriving while `maxInFlight` transactions are in flight wait and share the
+ * next one, in the order they were submitted; an append that shares a stream, a key or an event id
+ * with a group in flight waits for it (GroupQueue), so a stream is never in two groups at once and
  * its appends keep their order. Within a group each append is one statement that writes nothing when
  * it refuses (a stale expected version, a used key), so each is accepted or refused on its own, as if
  * appended one by one. A statement that fails (a race with another process on a unique constraint, a
@@ -35,8 +39,9 @@ type Outcome = { results: AppendResult[] } | { error: unknown };
 export class GroupCommitter {
   readonly #db: Executor;
   readonly #options: GroupCommitOptions;
-  #queue: Unit[] = [];
-  #draining = false;
+  readonly #queue = new GroupQueue<Unit>();
+  #inFlight = 0;
+  #scheduled = false;
 
   constructor(db: Executor, options: GroupCommitOptions) {
     this.#db = db;
@@ -47,36 +52,34 @@ export class GroupCommitter {
   submit(items: readonly AppendItem[]): Promise<AppendResult[]> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ items, resolve, reject });
-      if (this.#draining) return;
-      this.#draining = true;
+      if (this.#scheduled) return;
+      this.#scheduled = true;
       // A microtask later: appends submitted in the same turn (Promise.all) start as one group.
-      queueMicrotask(() => void this.#drain());
+      queueMicrotask(() => {
+        this.#scheduled = false;
+        this.#start();
+      });
     });
   }
 
-  async #drain(): Promise<void> {
-    try {
-      while (this.#queue.length > 0) {
-        const group = this.#takeGroup();
-        const outcomes = await this.#commitGroup(group).catch((error: unknown) =>
-          group.map(() => ({ error })),
-        );
-        // Not awaited: publishing (NATS acks) overlaps the next group's transaction.
-        void this.#settle(group, outcomes);
-      }
-    } finally {
-      this.#draining = false;
+  #start(): void {
+    while (this.#inFlight < this.#options.maxInFlight) {
+      const group = this.#queue.take(this.#options.maxGroup);
+      if (group === undefined) return;
+      this.#inFlight++;
+      void this.#run(group);
     }
   }
 
-  /** The longest run of single appends at the head of the queue, or one batch on its own. */
-  #takeGroup(): Unit[] {
-    const group = [this.#queue.shift() as Unit];
-    if (group[0].items.length !== 1) return group;
-    while (group.length < this.#options.maxGroup && this.#queue[0]?.items.length === 1) {
-      group.push(this.#queue.shift() as Unit);
-    }
-    return group;
+  async #run(group: Group<Unit>): Promise<void> {
+    const outcomes = await this.#commitGroup(group.units).catch((error: unknown) =>
+      group.units.map(() => ({ error })),
+    );
+    this.#queue.release(group);
+    this.#inFlight--;
+    // Before publishing: the next group's transaction overlaps the publication (NATS acks).
+    this.#start();
+    await this.#settle(group.units, outcomes);
   }
 
   async #commitGroup(group: Unit[]): Promise<Outcome[]> {
