@@ -1,13 +1,9 @@
 import type { Kysely } from 'kysely';
-import { AppendItem, appendInTransaction, validateAppend } from './append';
-import {
-  ConcurrencyConflictError,
-  DuplicateEventIdError,
-  EventStoreError,
-  InvalidArgumentError,
-} from './errors';
+import { AppendItem, validateAppend } from './append';
+import { InvalidArgumentError } from './errors';
 import { assertCheckpoint } from './checkpoints';
 import type { EventStoreDatabase } from './event-store.table';
+import { GroupCommitter } from './group-commit';
 import { consoleLogger, StoreLogger } from './logger';
 import { deleteOutbox } from './outbox';
 import {
@@ -18,7 +14,6 @@ import {
   ReadStreamOptions,
   readStreamEvents,
 } from './read';
-import { DEADLOCK_DETECTED, SERIALIZATION_FAILURE, sqlState, UNIQUE_VIOLATION } from './sql-state';
 import type { AppendOptions, AppendResult, Checkpoint, NewEvent, StoredEvent } from './types';
 
 export interface EventStoreOptions {
@@ -31,8 +26,12 @@ export interface EventStoreOptions {
    */
   afterCommit?: (events: StoredEvent[]) => Promise<void> | void;
   logger?: StoreLogger;
-  /** Attempts for a transaction that lost a race it can retry (an `any` append, a deadlock). Default 5. */
+  /** Attempts for an append that lost a race it can retry (an `any` append, a deadlock). Default 5. */
   maxAttempts?: number;
+  /** Appends committed in one transaction at most (group commit). Default 100. */
+  maxGroup?: number;
+  /** Group transactions in flight at once at most. Default 4. */
+  maxInFlight?: number;
 }
 
 /** The append-only event log: optimistic concurrency, idempotent appends, gap-safe global reads. */
@@ -41,28 +40,38 @@ export class EventStore {
   readonly #outbox: boolean;
   readonly #afterCommit?: (events: StoredEvent[]) => Promise<void> | void;
   readonly #logger: StoreLogger;
-  readonly #maxAttempts: number;
+  readonly #groups: GroupCommitter;
 
   constructor(db: Kysely<EventStoreDatabase>, options: EventStoreOptions = {}) {
     this.#db = db;
     this.#outbox = options.outbox ?? false;
     this.#afterCommit = options.afterCommit;
     this.#logger = options.logger ?? consoleLogger;
-    this.#maxAttempts = options.maxAttempts ?? 5;
+    this.#groups = new GroupCommitter(db, {
+      outbox: this.#outbox,
+      maxAttempts: options.maxAttempts ?? 5,
+      maxGroup: options.maxGroup ?? 100,
+      maxInFlight: options.maxInFlight ?? 4,
+      publish: (events) => this.#publish(events),
+    });
   }
 
+  /**
+   * Accepted or refused on its own, exactly as if appended alone after every append submitted before
+   * it; appends arriving while a transaction is in flight share the next one (group commit).
+   */
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
-    const [result] = await this.appendBatch([{ streamId, events, options }]);
+    const item = { streamId, events, options };
+    validateAppend(item);
+    const [result] = await this.#groups.submit([item]);
     return result;
   }
 
-  /** Group commit: every item in one transaction, all or nothing; results in item order. */
+  /** Every item in one transaction, all or nothing; results in item order. */
   async appendBatch(items: ReadonlyArray<AppendItem>): Promise<AppendResult[]> {
     items.forEach(validateAppend);
     if (items.length === 0) return [];
-    const results = await this.#commit(items);
-    await this.#publish(results.flatMap((result) => (result.duplicate ? [] : result.events)));
-    return results;
+    return this.#groups.submit(items);
   }
 
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
@@ -90,27 +99,6 @@ export class EventStore {
     return deleteOutbox(this.#db, positions);
   }
 
-  async #commit(items: ReadonlyArray<AppendItem>): Promise<AppendResult[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#db.transaction().execute(async (trx) => {
-          const results: AppendResult[] = [];
-          for (const item of items) results.push(await appendInTransaction(trx, item, this.#outbox));
-          return results;
-        });
-      } catch (error) {
-        // A retry re-reads every stream, so a pinned expected version that really went stale
-        // surfaces there as WrongExpectedVersionError, and a racing duplicate as a duplicate.
-        if (!isRetryable(error)) throw translate(error);
-        if (attempt >= this.#maxAttempts) {
-          throw new ConcurrencyConflictError(`append still conflicting after ${attempt} attempts`, {
-            cause: error,
-          });
-        }
-      }
-    }
-  }
-
   async #publish(events: StoredEvent[]): Promise<void> {
     if (!this.#afterCommit || events.length === 0) return;
     const positions = events.map((event) => event.position);
@@ -129,21 +117,6 @@ export class EventStore {
       });
     });
   }
-}
-
-function isRetryable(error: unknown): boolean {
-  const { code, constraint } = sqlState(error);
-  if (code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE) return true;
-  return code === UNIQUE_VIOLATION && constraint === 'events_stream_version_unique';
-}
-
-function translate(error: unknown): unknown {
-  if (error instanceof EventStoreError) return error;
-  const { code, constraint } = sqlState(error);
-  if (code === UNIQUE_VIOLATION && constraint === 'events_id_unique') {
-    return new DuplicateEventIdError('an event with this id is already stored', { cause: error });
-  }
-  return error;
 }
 
 function assertReadAll(after: Checkpoint, limit: number): void {

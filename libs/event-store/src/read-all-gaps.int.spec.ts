@@ -1,4 +1,4 @@
-import { appendInTransaction } from './append';
+import { appendStatement } from './append-statement';
 import type { FlexDatabase } from './database';
 import { EventStore } from './event-store';
 import { deferred, newEvent, postgresBackend, TestStore, uniqueStream, waitFor } from './store.spec-helper';
@@ -44,7 +44,7 @@ describe('readAll on postgres: late commits are never skipped', () => {
 
     // T1, on its own connection: insert, then hold the transaction open.
     const t1 = second.db.transaction().execute(async (trx) => {
-      await appendInTransaction(
+      await appendStatement(
         trx,
         { streamId: uniqueStream(), events: [early], options: { expectedVersion: 'any' } },
         false,

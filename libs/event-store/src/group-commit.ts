@@ -1,0 +1,180 @@
+import type { AppendItem } from './append';
+import { appendStatement } from './append-statement';
+import { ConcurrencyConflictError, DuplicateEventIdError, EventStoreError } from './errors';
+import type { Executor } from './read';
+import { Group, GroupQueue } from './group-queue';
+import { DEADLOCK_DETECTED, SERIALIZATION_FAILURE, sqlState, UNIQUE_VIOLATION } from './sql-state';
+import type { AppendResult, StoredEvent } from './types';
+
+export interface GroupCommitOptions {
+  outbox: boolean;
+  /** Attempts for an append that lost a race it can retry (an `any` append, a key, a deadlock). */
+  maxAttempts: number;
+  /** Appends (units) per transaction at most. */
+  maxGroup: number;
+  /** Transactions in flight at once at most (PGlite runs one at a time whatever this says). */
+  maxInFlight: number;
+  /** Called once per committed group with its new events, before the appends resolve; never throws. */
+  publish(events: StoredEvent[]): Promise<void>;
+}
+
+/** What is committed all or nothing: one append, or the items of one appendBatch. */
+interface Unit {
+  items: readonly AppendItem[];
+  resolve(results: AppendResult[]): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = { results: AppendResult[] } | { error: unknown };
+
+/**
+ * Group commit. Appends arriving while `maxInFlight` transactions are in flight wait and share the
+ * next one, in the order they were submitted; an append that shares a stream, a key or an event id
+ * with a group in flight waits for it (GroupQueue), so a stream is never in two groups at once and
+ * its appends keep their order. Within a group each append is one statement that writes nothing when
+ * it refuses (a stale expected version, a used key), so each is accepted or refused on its own, as if
+ * appended one by one. A statement that fails (a race with another process on a unique constraint, a
+ * duplicate event id) aborts the transaction: the group is then retried append by append.
+ */
+export class GroupCommitter {
+  readonly #db: Executor;
+  readonly #options: GroupCommitOptions;
+  readonly #queue = new GroupQueue<Unit>();
+  #inFlight = 0;
+  #scheduled = false;
+
+  constructor(db: Executor, options: GroupCommitOptions) {
+    this.#db = db;
+    this.#options = options;
+  }
+
+  /** Commits the items all or nothing, in a group with whatever else is waiting. */
+  submit(items: readonly AppendItem[]): Promise<AppendResult[]> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ items, resolve, reject });
+      if (this.#scheduled) return;
+      this.#scheduled = true;
+      // A microtask later: appends submitted in the same turn (Promise.all) start as one group.
+      queueMicrotask(() => {
+        this.#scheduled = false;
+        this.#start();
+      });
+    });
+  }
+
+  #start(): void {
+    while (this.#inFlight < this.#options.maxInFlight) {
+      const group = this.#queue.take(this.#options.maxGroup);
+      if (group === undefined) return;
+      this.#inFlight++;
+      void this.#run(group);
+    }
+  }
+
+  async #run(group: Group<Unit>): Promise<void> {
+    const outcomes = await this.#commitGroup(group.units).catch((error: unknown) =>
+      group.units.map(() => ({ error })),
+    );
+    this.#queue.release(group);
+    this.#inFlight--;
+    // Before publishing: the next group's transaction overlaps the publication (NATS acks).
+    this.#start();
+    await this.#settle(group.units, outcomes);
+  }
+
+  async #commitGroup(group: Unit[]): Promise<Outcome[]> {
+    if (group.length === 1) return [await this.#commitUnit(group[0])];
+    let committing = false;
+    try {
+      return await this.#db.transaction().execute(async (trx) => {
+        const outcomes: Outcome[] = [];
+        for (const unit of group) outcomes.push(await this.#appendOrRefuse(trx, unit.items[0]));
+        committing = true;
+        return outcomes;
+      });
+    } catch (error) {
+      // A failed COMMIT may have committed: retrying could append twice. Nothing here fails at commit
+      // (no deferred constraints), so this is a lost connection; say so to every append.
+      if (committing) return group.map(() => ({ error }));
+    }
+    const outcomes: Outcome[] = [];
+    for (const unit of group) outcomes.push(await this.#commitUnit(unit));
+    return outcomes;
+  }
+
+  /** A refusal is the item's outcome; any other error aborts the group's transaction. */
+  async #appendOrRefuse(trx: Executor, item: AppendItem): Promise<Outcome> {
+    try {
+      return { results: [await this.#appendItem(trx, item)] };
+    } catch (error) {
+      if (error instanceof EventStoreError) return { error };
+      throw error;
+    }
+  }
+
+  /** One unit on its own: a single append is one statement, atomic without a transaction. */
+  async #commitUnit(unit: Unit): Promise<Outcome> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        if (unit.items.length === 1) return { results: [await this.#appendItem(this.#db, unit.items[0])] };
+        return {
+          results: await this.#db.transaction().execute(async (trx) => {
+            const results: AppendResult[] = [];
+            for (const item of unit.items) results.push(await this.#appendItem(trx, item));
+            return results;
+          }),
+        };
+      } catch (error) {
+        // The retry runs the statement again: a pinned expected version that really went stale
+        // surfaces there as WrongExpectedVersionError, a racing duplicate as a duplicate.
+        if (!isRetryable(error)) return { error: translate(error) };
+        if (attempt >= this.#options.maxAttempts) return { error: gaveUp(attempt, error) };
+      }
+    }
+  }
+
+  /** The statement, again while it finds its key taken by a writer that committed after it began. */
+  async #appendItem(db: Executor, item: AppendItem): Promise<AppendResult> {
+    for (let attempt = 1; ; attempt++) {
+      const result = await appendStatement(db, item, this.#options.outbox);
+      if (result !== 'lost_key_race') return result;
+      if (attempt >= this.#options.maxAttempts) throw gaveUp(attempt, undefined);
+    }
+  }
+
+  async #settle(group: Unit[], outcomes: Outcome[]): Promise<void> {
+    const fresh = outcomes.flatMap((o) => ('results' in o ? o.results.flatMap(newEvents) : []));
+    try {
+      await this.#options.publish(fresh);
+    } finally {
+      group.forEach((unit, i) => {
+        const outcome = outcomes[i];
+        if ('results' in outcome) unit.resolve(outcome.results);
+        else unit.reject(outcome.error);
+      });
+    }
+  }
+}
+
+function newEvents(result: AppendResult): StoredEvent[] {
+  return result.duplicate ? [] : result.events;
+}
+
+function gaveUp(attempt: number, cause: unknown): ConcurrencyConflictError {
+  return new ConcurrencyConflictError(`append still conflicting after ${attempt} attempts`, { cause });
+}
+
+function isRetryable(error: unknown): boolean {
+  const { code, constraint } = sqlState(error);
+  if (code === DEADLOCK_DETECTED || code === SERIALIZATION_FAILURE) return true;
+  return code === UNIQUE_VIOLATION && constraint === 'events_stream_version_unique';
+}
+
+function translate(error: unknown): unknown {
+  if (error instanceof EventStoreError) return error;
+  const { code, constraint } = sqlState(error);
+  if (code === UNIQUE_VIOLATION && constraint === 'events_id_unique') {
+    return new DuplicateEventIdError('an event with this id is already stored', { cause: error });
+  }
+  return error;
+}
