@@ -34,7 +34,7 @@ export function decidePause(state: RunState, command: PauseCommand): ControlDeci
       return refuse('invalid_run_state', `run ${runId} has already ended (${state.status})`);
     case 'running':
     case 'awaiting_hitl': {
-      const reason = command.reason ?? `paused by ${by}`;
+      const reason = command.reason ?? 'paused by an operator';
       const payload = { reason, pausedBy: by, snapshot: runSnapshot(state) };
       return decision([{ type: 'run_paused', payload }]);
     }

@@ -35,13 +35,13 @@ describe('decidePause: given the run, when an operator pauses it, then', () => {
     expect(decideResume(after, 'r1', 1, 'op').events.map((e) => e.type)).toEqual(['run_resumed']);
   });
 
-  it('a run waiting for a human: paused, its request still pending; without a reason, the operator is named', () => {
+  it('a run waiting for a human: paused, its request still pending; without a reason, a default one', () => {
     const history = [start, requested, generated, approval];
     const decision = pause(fold(...history));
     expect(decision.events).toEqual([
       {
         type: 'run_paused',
-        payload: expect.objectContaining({ reason: 'paused by op', pausedBy: 'op' }),
+        payload: expect.objectContaining({ reason: 'paused by an operator', pausedBy: 'op' }),
       },
     ]);
     const after = fold(...history, ...decision.events);
