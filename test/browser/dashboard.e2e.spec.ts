@@ -168,11 +168,33 @@ describe('dashboard (headless Chromium)', () => {
     await detail.getByText(/writer_down/).waitFor();
   }, 120_000);
 
-  it('pauses, resumes and cancels a run', async () => {
+  it('pauses a run without a policy, with the reason typed, and resumes it', async () => {
+    const started = await api().start(withPolicies(review));
+    await go(page, `#/runs/${started.runId}`);
+    await waitForRunStatus(page, 'awaiting_hitl');
+    await page.getByRole('button', { name: 'Pause…' }).click();
+    await page.getByLabel('Why pause (optional)').fill('Checking the brief');
+    await page.getByRole('button', { name: 'Pause the run' }).click();
+    await waitForRunStatus(page, 'paused');
+    await page
+      .getByRole('region', { name: 'Paused' })
+      .getByText(/Checking the brief \(paused by tok_/)
+      .waitFor();
+    const paused = (await api().events(started.runId)).find((f) => f.type === 'run_paused');
+    expect(paused?.payload).toMatchObject({ reason: 'Checking the brief', pausedBy: expect.any(String) });
+    expect(await page.getByRole('button', { name: 'Pause…' }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await waitForRunStatus(page, 'awaiting_hitl');
+    await page.getByRole('button', { name: 'Pause…' }).waitFor();
+    started.close();
+    await api().json('POST', `/api/v1/flex/runs/${started.runId}/cancel`, {});
+  }, 120_000);
+
+  it('pauses (by a manual pause policy), resumes and cancels a run', async () => {
     const started = await api().start(withPolicies(review, hold));
     await go(page, `#/runs/${started.runId}`);
     await waitForRunStatus(page, 'awaiting_hitl');
-    await page.getByRole('button', { name: /^Pause/ }).click();
+    await page.getByRole('button', { name: /^Fire hold/ }).click();
     await waitForRunStatus(page, 'paused');
     await page.getByRole('region', { name: 'Paused' }).getByText('Held by an operator').waitFor();
     await page.getByRole('button', { name: 'Resume' }).click();

@@ -1,5 +1,11 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '@flex/runtime';
+import { FlexClient } from '@flex/testing';
+import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { envelopeWithPolicies } from '../integration/embedded-run';
 
 export const ROOT = join(__dirname, '../..');
 const CLI = join(ROOT, 'bin/flex.js');
@@ -33,3 +39,65 @@ export const ndjson = (text: string): any[] =>
     .split('\n')
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l));
+
+/** Policies the CLI specs start runs with. */
+export const HITL = {
+  id: 'review',
+  trigger: { kind: 'onStart' },
+  action: { type: 'hitl', rationale: 'Check first' },
+};
+export const FAIL = {
+  id: 'stop',
+  trigger: { kind: 'onStart' },
+  action: { type: 'fail', message: 'stopped early' },
+};
+export const PAUSE = {
+  id: 'brand',
+  trigger: { kind: 'onNodeComplete', selector: { kind: 'structuring' } },
+  action: { type: 'pause', reason: 'brand check' },
+};
+
+/** An embedded Flex (reference agents in-process) and the CLI pointed at it. */
+export interface CliFlex {
+  flex: EmbeddedFlex;
+  /** `FLEX_URL` and `FLEX_TOKEN` for `token` (default: the operator's). */
+  env(token?: string): Record<string, string>;
+  /** `flex …` as the operator. */
+  cli(...args: string[]): Promise<CliResult>;
+  /** The sample envelope with `runtime` policies, written to a file named `name`. */
+  envelopeFile(name: string, runtime: unknown[]): string;
+  /** The run's status, as GET runs/:id says. */
+  status(runId: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Tokens: `cli-operator` (operator) and `cli-client` (client). */
+export async function startCliFlex(): Promise<CliFlex> {
+  const dir = mkdtempSync(join(tmpdir(), 'flex-cli-'));
+  const flex = await startEmbedded({
+    config: loadConfig({
+      FLEX_API_TOKENS: 'cli-operator:operator,cli-client:client',
+      FLEX_LOG_LEVEL: 'silent',
+      PORT: '0',
+    }),
+    dataDir: null,
+    agents: true,
+  });
+  const env = (token = 'cli-operator') => ({ FLEX_URL: flex.url, FLEX_TOKEN: token });
+  const operator = new FlexClient(flex.url, 'cli-operator');
+  return {
+    flex,
+    env,
+    cli: (...args) => flexCli(env(), ...args),
+    envelopeFile: (name, runtime) => {
+      const file = join(dir, `${name}.json`);
+      writeFileSync(file, JSON.stringify(envelopeWithPolicies(runtime)));
+      return file;
+    },
+    status: async (runId) => (await operator.json('GET', `/api/v1/flex/runs/${runId}`)).body.run.status,
+    close: () => flex.close(),
+  };
+}
+
+/** The run id `flex run` prints first on stderr (`run <id>`). */
+export const runIdOf = (stderr: string): string => /^run (\S+)/m.exec(stderr)?.[1] as string;

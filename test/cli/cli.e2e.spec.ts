@@ -1,49 +1,22 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@flex/runtime';
 import { FlexClient, waitFor } from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
-import { envelopeWithPolicies } from '../integration/embedded-run';
-import { flexCli, ndjson } from './cli-harness';
-
-const HITL = {
-  id: 'review',
-  trigger: { kind: 'onStart' },
-  action: { type: 'hitl', rationale: 'Check first' },
-};
-const FAIL = { id: 'stop', trigger: { kind: 'onStart' }, action: { type: 'fail', message: 'stopped early' } };
-const PAUSE = {
-  id: 'brand',
-  trigger: { kind: 'onNodeComplete', selector: { kind: 'structuring' } },
-  action: { type: 'pause', reason: 'brand check' },
-};
+import { FAIL, flexCli, HITL, ndjson, PAUSE, runIdOf, startCliFlex, type CliFlex } from './cli-harness';
 
 /** The CLI as scripts and people use it: a subprocess against a real embedded Flex over HTTP. */
 describe('flex CLI (subprocess, embedded Flex over HTTP)', () => {
-  let flex: EmbeddedFlex;
-  const dir = mkdtempSync(join(tmpdir(), 'flex-cli-'));
-  const env = (token = 'cli-operator') => ({ FLEX_URL: flex.url, FLEX_TOKEN: token });
-  const cli = (...args: string[]) => flexCli(env(), ...args);
-  const envelopeFile = (name: string, runtime: unknown[]) => {
-    const file = join(dir, `${name}.json`);
-    writeFileSync(file, JSON.stringify(envelopeWithPolicies(runtime)));
-    return file;
-  };
-  const api = () => new FlexClient(flex.url, 'cli-operator');
-  const status = async (runId: string) =>
-    (await api().json('GET', `/api/v1/flex/runs/${runId}`)).body.run.status;
-  const runIdOf = (stderr: string) => /^run (\S+)/m.exec(stderr)?.[1] as string;
+  let h: CliFlex;
+  const cli = (...args: string[]) => h.cli(...args);
+  const env = (token?: string) => h.env(token);
+  const envelopeFile = (name: string, runtime: unknown[]) => h.envelopeFile(name, runtime);
+  const api = () => new FlexClient(h.flex.url, 'cli-operator');
+  const status = (runId: string) => h.status(runId);
 
   beforeAll(async () => {
-    flex = await startEmbedded({
-      config: loadConfig({ FLEX_API_TOKENS: 'cli-operator:operator', FLEX_LOG_LEVEL: 'silent', PORT: '0' }),
-      dataDir: null,
-      agents: true,
-    });
+    h = await startCliFlex();
   }, 60_000);
   afterAll(async () => {
-    await flex?.close();
+    await h?.close();
   });
 
   it('complete: exit 0, the output on stdout, progress lines on stderr', async () => {
@@ -139,7 +112,7 @@ describe('flex CLI (subprocess, embedded Flex over HTTP)', () => {
 
   it('bad input, unknown flags and subcommands: exit 2 with the usage; nothing is started', async () => {
     const before = (await api().json('GET', '/api/v1/flex/runs?limit=500')).body.runs.length;
-    const missing = await cli('run', join(dir, 'nope.json'));
+    const missing = await cli('run', join(tmpdir(), 'flex-cli-nope', 'nope.json'));
     expect(missing).toMatchObject({ code: 2, stderr: expect.stringMatching(/cannot read/) });
     const goto = await cli(
       'run',

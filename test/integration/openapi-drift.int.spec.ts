@@ -98,6 +98,13 @@ describe('GET /api/v1/flex/openapi.json: the routes as they are, their schemas f
     expect(op('get', '/healthz').security).toEqual([]);
     expect(op('post', '/api/v1/flex/capabilities/register').responses).toHaveProperty('201');
     expect(op('post', '/api/v1/flex/runs/{id}/cancel').responses).toHaveProperty('200');
+    expect(op('post', '/api/v1/flex/runs/{id}/pause').responses).toMatchObject({ '200': {}, '409': {} });
+    const eventsParams = op('get', '/api/v1/flex/runs/{id}/events').parameters;
+    expect(eventsParams.find((p: { name: string }) => p.name === 'follow')).toMatchObject({
+      in: 'query',
+      required: false,
+      schema: { enum: ['true', 'false'] },
+    });
     const frame = op('get', '/api/v1/flex/runs/{id}/events').responses['200'].content['text/event-stream'];
     expect(frame['x-flex-event-data']).toEqual({ $ref: '#/components/schemas/FlexEventFrame' });
   });

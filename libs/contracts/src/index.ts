@@ -114,6 +114,10 @@ export {
   type HitlResolveRequest,
   CancelRunRequestSchema,
   type CancelRunRequest,
+  PauseRunRequestSchema,
+  type PauseRunRequest,
+  RunEventsQuerySchema,
+  type RunEventsQuery,
 } from './api/api-requests';
 export {
   RUN_STATUSES,
@@ -142,6 +146,8 @@ export {
   ErrorResponseSchema,
   CancelRunResponseSchema,
   type CancelRunResponse,
+  PauseRunResponseSchema,
+  type PauseRunResponse,
   HitlResolveResponseSchema,
   PolicyTriggerResponseSchema,
   CapabilityInstanceViewSchema,

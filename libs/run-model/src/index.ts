@@ -52,3 +52,4 @@ export {
 export { foldDecided, type Decided } from './policy/fold';
 export { DEFAULT_MAX_HITL_REQUESTS, replanLimitFailure, type RunLimits } from './policy/run-limits';
 export { decideCancel, type CancelCommand } from './policy/cancel.decide';
+export { decidePause, type PauseCommand } from './policy/pause.decide';

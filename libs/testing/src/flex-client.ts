@@ -104,8 +104,9 @@ export class FlexClient {
     return this.openStream('POST', '/api/v1/flex/run.resume', { body });
   }
 
+  /** The run's stored events (GET runs/:id/events?follow=false), after `lastEventId`; never waits. */
   async events(runId: string, lastEventId?: number): Promise<Frame[]> {
-    const res = await fetch(`${this.baseUrl}/api/v1/flex/runs/${runId}/events`, {
+    const res = await fetch(`${this.baseUrl}/api/v1/flex/runs/${runId}/events?follow=false`, {
       headers: this.headers(lastEventId === undefined ? {} : { 'Last-Event-ID': String(lastEventId) }),
     });
     if (!res.ok) throw new Error(`events ${res.status}: ${await res.text()}`);

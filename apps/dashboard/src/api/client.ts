@@ -72,6 +72,11 @@ export class FlexApi {
     return this.json('POST', `runs/${encodeURIComponent(runId)}/cancel`, reason ? { reason } : {});
   }
 
+  /** Pause a running run (or one waiting for a human) without a policy; `run.resume` continues it. */
+  pause(runId: string, reason?: string): Promise<{ event: { position: number } }> {
+    return this.json('POST', `runs/${encodeURIComponent(runId)}/pause`, reason ? { reason } : {});
+  }
+
   triggerPolicy(runId: string, policyId: string): Promise<{ events: Array<{ type: string }> }> {
     const path = `runs/${encodeURIComponent(runId)}/policies/${encodeURIComponent(policyId)}/trigger`;
     return this.json('POST', path);

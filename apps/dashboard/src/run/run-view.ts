@@ -28,7 +28,8 @@ export interface RunView {
   satisfaction?: { score?: number; observed?: number };
   failure?: { code: string; reason: string; diagnostics?: DiagnosticsBundle };
   cancelled?: { by: string; reason?: string };
-  paused?: { reason: string; policyId?: string };
+  /** Why the run is paused, and by a policy or by an operator (`by`: the operator's id). */
+  paused?: { reason: string; policyId?: string; by?: string };
   logs: Array<{ at: string; level: string; message: string; nodeId?: string }>;
   lastPosition: number;
   ended: boolean;
@@ -150,7 +151,11 @@ function applyFrame(view: RunView, frame: Frame): RunView {
       return {
         ...view,
         status: 'paused',
-        paused: { reason: frame.payload.reason, policyId: frame.payload.policyId },
+        paused: {
+          reason: frame.payload.reason,
+          policyId: frame.payload.policyId,
+          by: frame.payload.pausedBy,
+        },
       };
     case 'run_resumed':
       return { ...view, status: pendingHitl(view) ? 'awaiting_hitl' : 'running', paused: undefined };

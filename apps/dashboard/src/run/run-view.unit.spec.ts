@@ -207,6 +207,8 @@ describe('foldFrame: the run page’s view of a run’s stream', () => {
     expect(foldFrame(paused, frame('run_resumed', { expectedPlanVersion: 1, resumedBy: 'me' })).status).toBe(
       'running',
     );
+    const byOperator = fold(frame('run_paused', { reason: 'lunch', pausedBy: 'tok_1', snapshot: {} }));
+    expect(byOperator.paused).toEqual({ reason: 'lunch', by: 'tok_1' });
   });
 });
 

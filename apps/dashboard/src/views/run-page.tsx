@@ -137,6 +137,7 @@ function Outcome({ view, status }: { view: ReturnType<typeof useRunStream>['view
         <p>
           {view.paused.reason}
           {view.paused.policyId ? ` (policy ${view.paused.policyId})` : ''}
+          {view.paused.by ? ` (paused by ${view.paused.by})` : ''}
         </p>
       </Panel>
     );

@@ -32,8 +32,8 @@ export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode: number = EXIT.error,
-    /** For an API error: the HTTP status and the error's `code`. */
-    readonly http?: { status: number; code?: string },
+    /** For an API error: the HTTP status, the error's `code` and its `message`. */
+    readonly http?: { status: number; code?: string; message?: string },
   ) {
     super(message);
   }
@@ -67,16 +67,19 @@ export async function api(
     const text = await res.text();
     let message = text;
     let code: string | undefined;
+    let said: string | undefined;
     try {
       const parsed = JSON.parse(text) as { error?: { code?: string; message?: string } };
       if (parsed.error) message = `${parsed.error.code}: ${parsed.error.message}`;
       code = parsed.error?.code;
+      said = parsed.error?.message;
     } catch {
       // not JSON: show it as it came
     }
     throw new CliError(`HTTP ${res.status} ${message}`, exitForStatus(res.status), {
       status: res.status,
       code,
+      message: said,
     });
   }
   return res;

@@ -74,6 +74,25 @@ export const COMMANDS: readonly CommandSpec[] = [
     summary: 'cancel a run that has not ended',
   },
   {
+    name: 'pause',
+    args: ['runId'],
+    options: { reason: { type: 'string', value: 'text', help: 'why (recorded in run_paused)' } },
+    summary: 'pause a running run (or one waiting for a human) until flex resume',
+  },
+  {
+    name: 'resume',
+    args: ['runId'],
+    options: {
+      'plan-version': {
+        type: 'string',
+        value: 'n',
+        help: 'the plan version you saw (default: the run’s current one)',
+      },
+      wait,
+    },
+    summary: 'resume a paused run and show its progress until it ends, pauses or waits for a human',
+  },
+  {
     name: 'hitl list',
     args: ['runId?'],
     options: {},

@@ -23,7 +23,8 @@ export async function eventsCommand(ctx: CliContext, runId: string, options: Eve
     until,
     onFrame: (f) => ctx.out(eventLine(f, options.json)),
   });
-  return followed.exit;
+  // Codes 3 to 6 say where a followed run stands; the stored events alone are just printed.
+  return until === 'stored' ? EXIT.ok : followed.exit;
 }
 
 /**

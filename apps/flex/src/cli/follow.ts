@@ -6,7 +6,7 @@ import { readSse, type SseMessage } from './sse-client';
 
 /**
  * How far to follow a run's events:
- * - `stored`: what is stored now (the stream is left once it has been quiet for a moment);
+ * - `stored`: what is stored now (`GET runs/:id/events?follow=false`: the server ends the stream);
  * - `rest`: until the run ends, pauses or waits for a human (confirmed with GET runs/:id);
  * - `end`: until the run ends, through pauses and human waits (`--wait`).
  */
@@ -16,6 +16,8 @@ export interface FollowOptions {
   until: FollowUntil;
   /** The request that started the stream (run.stream) and its abort; else GET runs/:id/events. */
   first?: { res: Response; abort: AbortController };
+  /** What is known of the run already (frames up to its `lastPosition` are not asked for again). */
+  from?: RunWatch;
   onFrame: (frame: RecordedFrame, watch: RunWatch) => void;
 }
 
@@ -33,7 +35,7 @@ const RECONNECTS = 5;
  * handed on once, in order). Never waits on a run that rests unless `until` is `end`.
  */
 export async function followRun(ctx: CliContext, runId: string, options: FollowOptions): Promise<Followed> {
-  let watch = NOTHING_WATCHED;
+  let watch = options.from ?? NOTHING_WATCHED;
   let first = options.first;
   for (let failures = 0; ;) {
     const leg = await followLeg(ctx, runId, watch, options, first);
@@ -41,7 +43,8 @@ export async function followRun(ctx: CliContext, runId: string, options: FollowO
     failures = leg.watch.lastPosition > watch.lastPosition ? 0 : failures + 1;
     watch = leg.watch;
     if (leg.exit !== undefined) return { watch, exit: leg.exit };
-    if (options.until === 'stored') return { watch, exit: EXIT.ok };
+    // A stored-only stream the server ended is all there is; one that dropped is asked again.
+    if (options.until === 'stored' && leg.error === undefined) return { watch, exit: EXIT.ok };
     if (options.until === 'rest' && restingExit(watch) !== undefined) {
       const resting = await restingStatus(ctx, runId);
       if (resting !== undefined) return { watch, exit: resting };
@@ -72,10 +75,12 @@ async function followLeg(
   const abort = first?.abort ?? new AbortController();
   let watch = from;
   try {
-    const res = first?.res ?? (await openEvents(ctx, runId, from.lastPosition, abort.signal));
-    for await (const msg of quietAware(readSse(res.body as ReadableStream<Uint8Array>), QUIET_MS)) {
+    const stored = options.until === 'stored';
+    const res = first?.res ?? (await openEvents(ctx, runId, from.lastPosition, stored, abort.signal));
+    const messages = readSse(res.body as ReadableStream<Uint8Array>);
+    for await (const msg of options.until === 'rest' ? quietAware(messages, QUIET_MS) : messages) {
       if (msg === QUIET) {
-        const exit = await whenQuiet(ctx, runId, watch, options.until);
+        const exit = restingExit(watch) === undefined ? undefined : await restingStatus(ctx, runId);
         if (exit !== undefined) return { watch, exit };
         continue;
       }
@@ -94,18 +99,16 @@ async function followLeg(
   }
 }
 
-async function whenQuiet(ctx: CliContext, runId: string, watch: RunWatch, until: FollowUntil) {
-  if (until === 'stored') return EXIT.ok;
-  if (until === 'rest' && restingExit(watch) !== undefined) return restingStatus(ctx, runId);
-  return undefined;
-}
-
-function openEvents(ctx: CliContext, runId: string, after: number, signal: AbortSignal): Promise<Response> {
+function openEvents(
+  ctx: CliContext,
+  runId: string,
+  after: number,
+  storedOnly: boolean,
+  signal: AbortSignal,
+): Promise<Response> {
   const headers = after > 0 ? { 'Last-Event-ID': String(after) } : undefined;
-  return api(ctx, 'GET', `runs/${encodeURIComponent(runId)}/events`, undefined, 'text/event-stream', {
-    headers,
-    signal,
-  });
+  const path = `runs/${encodeURIComponent(runId)}/events${storedOnly ? '?follow=false' : ''}`;
+  return api(ctx, 'GET', path, undefined, 'text/event-stream', { headers, signal });
 }
 
 /** The exit code of a run the read model says is paused or waiting for a human; else undefined. */
@@ -118,7 +121,10 @@ async function restingStatus(ctx: CliContext, runId: string): Promise<number | u
 
 const QUIET = Symbol('quiet');
 
-/** The messages of a stream, and QUIET each time none has come for `ms`. */
+/**
+ * The messages of a stream, and QUIET each time none has come for `ms`: when a run seems to rest
+ * (paused, or waiting for a human), the moment to ask the read model whether it does.
+ */
 async function* quietAware(
   messages: AsyncGenerator<SseMessage>,
   ms: number,

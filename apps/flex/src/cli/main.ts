@@ -5,6 +5,7 @@ import { EXIT } from './exit-codes';
 import { hitlListCommand, hitlResolveCommand } from './hitl-command';
 import { parseArgv, UsageError, type ParsedCommand } from './parse-args';
 import { runCommand } from './run-command';
+import { pauseCommand, resumeCommand } from './run-control-command';
 import { runsCommand } from './runs-command';
 import { helpFor } from './usage';
 
@@ -56,6 +57,10 @@ async function dispatch(ctx: CliContext, { command, args, flags, json }: ParsedC
       return eventsCommand(ctx, runId, { follow: bool('follow') || bool('wait'), wait: bool('wait'), json });
     case 'cancel':
       return cancelCommand(ctx, runId, { reason: str('reason'), json });
+    case 'pause':
+      return pauseCommand(ctx, runId, { reason: str('reason'), json });
+    case 'resume':
+      return resumeCommand(ctx, runId, { planVersion: str('plan-version'), wait: bool('wait'), json });
     case 'hitl list':
       return hitlListCommand(ctx, args.runId, json);
     case 'hitl approve':

@@ -55,3 +55,25 @@ export const CancelRunRequestSchema = z
 
 /** See {@link CancelRunRequestSchema}. */
 export type CancelRunRequest = z.infer<typeof CancelRunRequestSchema>;
+
+/**
+ * Body of `POST /api/v1/flex/runs/:id/pause` (optional): why an operator pauses the run, recorded
+ * in `run_paused`.
+ */
+export const PauseRunRequestSchema = z
+  .strictObject({ reason: z.string().min(1).max(2_000).optional() })
+  .superRefine(checkStorableText);
+
+/** See {@link PauseRunRequestSchema}. */
+export type PauseRunRequest = z.infer<typeof PauseRunRequestSchema>;
+
+/**
+ * The query of `GET /api/v1/flex/runs/:id/events`. `follow`: `true` (the default) streams live until
+ * the run ends; `false` sends the events stored now and ends. Any other parameter is a 400 naming it.
+ */
+export const RunEventsQuerySchema = z.strictObject({
+  follow: z.enum(['true', 'false'], { error: 'expected true or false' }).optional(),
+});
+
+/** See {@link RunEventsQuerySchema}. */
+export type RunEventsQuery = z.infer<typeof RunEventsQuerySchema>;

@@ -32,6 +32,18 @@ export const CancelRunResponseSchema = z.object({
 /** See {@link CancelRunResponseSchema}. */
 export type CancelRunResponse = z.infer<typeof CancelRunResponseSchema>;
 
+/** `POST runs/:id/pause`. */
+export const PauseRunResponseSchema = z.object({
+  ok: z.literal(true),
+  runId: IdentifierSchema,
+  status: z.literal('paused'),
+  /** The `run_paused` event: its id and store position (the SSE `id:`). */
+  event: z.object({ id: z.string(), position: z.int().min(1) }),
+});
+
+/** See {@link PauseRunResponseSchema}. */
+export type PauseRunResponse = z.infer<typeof PauseRunResponseSchema>;
+
 /** `POST hitl/resolve`: `takesEffect` is `on_resume` when the run is paused. */
 export const HitlResolveResponseSchema = z.object({
   ok: z.literal(true),

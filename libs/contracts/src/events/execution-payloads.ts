@@ -142,10 +142,14 @@ export const ReplanDeferredPayloadSchema = z.strictObject({
   nodeId: IdentifierSchema.optional(),
 });
 
-/** `run_paused`: the run is snapshotted (policy state included) until resumed. */
+/**
+ * `run_paused`: the run is snapshotted (policy state included) until resumed. Paused by a policy
+ * (`policyId`) or by an operator (`pausedBy`, `POST runs/:id/pause`).
+ */
 export const RunPausedPayloadSchema = z.strictObject({
   reason: LongTextSchema,
   policyId: IdentifierSchema.optional(),
+  pausedBy: ShortTextSchema.optional(),
   snapshot: JsonObjectSchema,
 });
 

@@ -1,66 +1,18 @@
-import { parseEventPayload, type PlanGraph } from '@flex/contracts';
-import type { StoredEvent } from '@flex/event-store';
-import { evolveRun } from '../run.evolve';
+import { parseEventPayload } from '@flex/contracts';
 import { initialRunState, isTerminal, type RunState } from '../run.state';
+import {
+  approval,
+  cancelled,
+  fold,
+  generated,
+  paused,
+  requested,
+  start,
+  type Given,
+} from '../test-support/given-run';
 import { decideHitlResolve, decideResume } from './run-control.decide';
 import { decideCancel } from './cancel.decide';
 
-/** Events as the store would hold them on `streamId` (ids `<streamId>-e<n>` unless given). */
-function givenEvents(
-  streamId: string,
-  events: Array<{ type: string; payload: unknown; id?: string }>,
-): StoredEvent[] {
-  return events.map((e, i) => ({
-    position: i + 1,
-    id: e.id ?? `${streamId}-e${i + 1}`,
-    streamId,
-    version: i + 1,
-    type: e.type,
-    payload: e.payload,
-    metadata: { correlationId: 'corr-1' },
-    timestamp: new Date(Date.UTC(2026, 0, 1) + i * 1000).toISOString(),
-  }));
-}
-
-const plan: PlanGraph = {
-  planVersion: 1,
-  nodes: [
-    {
-      id: 'write',
-      kind: 'execution',
-      label: 'Write',
-      capabilityId: 'W.write',
-      inputFacets: [],
-      outputFacets: ['copyVariants'],
-    },
-  ],
-  edges: [],
-  metadata: { plannerId: 't', plannerVersion: '1', determinism: 'full', inputHash: 'x'.repeat(64) },
-};
-const envelope = { objective: 'o', inputs: {}, outputContract: { schema: { type: 'object' } } };
-const start = {
-  type: 'start',
-  payload: { runId: 'r1', envelope, normalization: [], owner: { principal: 'p', role: 'client' } },
-};
-const requested = { type: 'plan_requested', payload: { attempt: 1, reason: 'initial', policyKeys: [] } };
-const diagnostics = { status: 'accepted', satisfactionScore: 1, failures: [], warnings: [], infos: [] };
-const generated = {
-  type: 'plan_generated',
-  payload: { planVersion: 1, plan, nodes: [], diagnostics, planHash: 'h', metadata: plan.metadata },
-};
-const approval = {
-  type: 'hitl_request',
-  payload: { requestId: 'hitl-1', policyId: 'p', rationale: 'r', mode: 'approval' },
-};
-const paused = { type: 'run_paused', payload: { reason: 'x', snapshot: {} } };
-const cancelled = {
-  type: 'run_cancelled',
-  payload: { cancelledBy: 'op', from: 'running', closedHitlRequests: [] },
-};
-
-type Given = { type: string; payload: unknown };
-const fold = (...events: Given[]): RunState =>
-  givenEvents('run-r1', events).reduce(evolveRun, initialRunState());
 const cancel = (state: RunState, reason?: string) => decideCancel(state, { runId: 'r1', by: 'op', reason });
 
 describe('decideCancel: given the run, when cancelled, then', () => {

@@ -1,7 +1,13 @@
 import { Controller, HttpCode, Inject, Param, Post, Req, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { PolicyTriggerResponseSchema, ResumeRequestSchema } from '@flex/contracts';
-import { decideManualTrigger, resumeDecider } from '@flex/run-model';
+import {
+  PauseRunRequestSchema,
+  PauseRunResponseSchema,
+  PolicyTriggerResponseSchema,
+  ResumeRequestSchema,
+  type PauseRunResponse,
+} from '@flex/contracts';
+import { decideManualTrigger, decidePause, resumeDecider } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import { AuthGuard, CLIENT_LIMITS, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { parseBody, runControlCommand, runLimits } from '../hitl/run-command';
@@ -13,7 +19,7 @@ import { RunsService } from './runs.service';
 
 const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 
-/** Operator control of a running run: manual policy triggers and resuming a paused run. */
+/** Operator control of a running run: manual policy triggers, pausing it and resuming it. */
 @Controller('api/v1/flex')
 @UseGuards(AuthGuard)
 export class RunControlController {
@@ -45,6 +51,36 @@ export class RunControlController {
       policyId,
       events: appended.map((e) => ({ type: e.type, position: e.position })),
     };
+  }
+
+  /**
+   * Pause a run without a policy: `run_paused` with the operator and the reason. The executor starts
+   * nothing more until `run.resume` (agent calls already under way finish and are recorded); pending
+   * HITL requests stay pending. 409 `invalid_run_state` when the run is planning, paused or ended.
+   */
+  @Post('runs/:id/pause')
+  @HttpCode(200)
+  @Roles('operator')
+  @ApiDoc({
+    summary: 'Pause a running run (or one waiting for a human) until run.resume',
+    body: { schema: PauseRunRequestSchema, example: { reason: 'checking the brief' }, required: false },
+    response: PauseRunResponseSchema,
+    errors: {
+      404: 'no such run',
+      409: '`invalid_run_state`: the run is still planning, already paused, or has ended',
+    },
+  })
+  async pause(@Req() req: AuthedRequest, @Param('id') id: string): Promise<PauseRunResponse> {
+    const runId = check(id, 'id');
+    const { reason } = parseBody(PauseRunRequestSchema, req.body);
+    const streamId = await this.runs.assertVisible(req.principal, runId);
+    const by = req.principal.id;
+    const appended = await runControlCommand(this.runtime, streamId, by, (state) =>
+      decidePause(state, { runId, by, reason }),
+    );
+    const paused = appended.find((e) => e.type === 'run_paused');
+    if (!paused) throw new Error(`pausing ${runId} appended no run_paused`);
+    return { ok: true, runId, status: 'paused', event: { id: paused.id, position: paused.position } };
   }
 
   /**

@@ -2,12 +2,12 @@ import {
   IsoTimestampSchema,
   RUNS_PAGE_DEFAULT,
   RunListQuerySchema,
-  zodIssuesToValidationIssues,
   type RunListQuery,
 } from '@flex/contracts';
 import type { RunCursor, RunFilter } from '@flex/read-models';
 import { z } from 'zod';
 import { apiError } from '../http/api-error';
+import { parseQuery } from '../http/query-schema';
 
 /** What `GET runs` asks the read model for, parsed from its query. */
 export interface RunListRequest {
@@ -22,27 +22,12 @@ export interface RunListRequest {
  * the parameter.
  */
 export function parseRunListQuery(query: Record<string, unknown>): RunListRequest {
-  const parsed = RunListQuerySchema.safeParse(query, { reportInput: true });
-  if (!parsed.success) throw invalidQuery(parsed.error.issues);
-  const q: RunListQuery = parsed.data;
+  const q: RunListQuery = parseQuery(RunListQuerySchema, query);
   return {
     filter: { statuses: q.status, capabilityId: q.capability, since: q.since, until: q.until },
     limit: q.limit ?? RUNS_PAGE_DEFAULT,
     after: q.cursor === undefined ? undefined : decodeCursor(q.cursor),
   };
-}
-
-function invalidQuery(issues: z.core.$ZodIssue[]) {
-  const first = issues[0];
-  const unknown = first?.code === 'unrecognized_keys' ? first.keys[0] : undefined;
-  const path = unknown ?? String(first?.path[0] ?? '');
-  const message = unknown
-    ? `unknown query parameter ${JSON.stringify(unknown)} (known: limit, status, capability, since, until, cursor)`
-    : `${path}: ${first?.message ?? 'invalid'}`;
-  return apiError(400, 'invalid_query', message, {
-    path,
-    issues: zodIssuesToValidationIssues(issues).slice(0, 20),
-  });
 }
 
 const CursorSchema = z.strictObject({

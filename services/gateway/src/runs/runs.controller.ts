@@ -2,6 +2,7 @@ import { Controller, Get, Headers, Inject, Param, Post, Query, Req, Res, UseGuar
 import {
   RunDetailSchema,
   RunListQuerySchema,
+  RunEventsQuerySchema,
   RunListResponseSchema,
   TaskEnvelopeSchema,
   type RunDetail,
@@ -11,6 +12,7 @@ import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
 import type { Response } from 'express';
 import { AuthGuard, CLIENT_LIMITS, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { apiError } from '../http/api-error';
+import { parseQuery } from '../http/query-schema';
 import type { ClientLimits } from '../limits/client-limits';
 import { ApiDoc } from '../openapi/api-doc.decorator';
 import { encodeCursor, parseRunListQuery } from './run-list.query';
@@ -104,12 +106,17 @@ export class RunsController {
 
   /**
    * Follow a run from the start, or after `Last-Event-ID` (a position), through pauses, until its
-   * terminal event; at or past the terminal event it ends at once.
+   * terminal event; at or past the terminal event it ends at once. `?follow=false`: the events
+   * stored now, then the stream ends.
    */
   @Get('runs/:id/events')
   @Roles('client', 'operator')
   @ApiDoc({
-    summary: "A run's events (SSE), after Last-Event-ID",
+    summary: "A run's events (SSE), after Last-Event-ID: live until it ends, or (follow=false) those stored",
+    description:
+      'With `follow=false` the stream sends the events stored when it has caught up, then ends, ' +
+      'wherever the run stands; by default it follows the run through pauses until its terminal event.',
+    query: RunEventsQuerySchema,
     headers: ['last-event-id'],
     produces: 'text/event-stream',
     errors: { 404: 'no such run (for a client: none of its own)' },
@@ -118,8 +125,10 @@ export class RunsController {
     @Req() req: AuthedRequest,
     @Res() res: Response,
     @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
     @Headers('last-event-id') lastEventId?: string,
   ): Promise<void> {
+    const { follow } = parseQuery(RunEventsQuerySchema, query);
     const streamId = await this.runs.assertVisible(req.principal, checkRunId(id));
     const after = lastEventId === undefined || lastEventId === '' ? 0 : Number(lastEventId);
     if (!Number.isSafeInteger(after) || after < 0)
@@ -131,7 +140,8 @@ export class RunsController {
     const release = reserveStream(this.limits, req.principal);
     try {
       openSse(res);
-      await followRun(this.runtime, streamId, { afterPosition: after, end: 'terminal' }, res);
+      const end = follow === 'false' ? 'stored' : 'terminal';
+      await followRun(this.runtime, streamId, { afterPosition: after, end }, res);
     } finally {
       release();
     }

@@ -8,8 +8,10 @@ import { INTERNAL_EVENT_TYPES, TERMINAL_EVENT_TYPES } from '@flex/contracts';
  * - `terminal_or_rest`: also when the run comes to rest paused (its last `run_paused` has no
  *   `run_resumed` after it and every stored event has been sent). `run.stream` and `run.resume` are
  *   a command's answer: a pause hands the run to whoever resumes it, and `run.resume` streams on.
+ * - `stored`: also once every stored event has been sent (`GET runs/:id/events?follow=false`): what
+ *   the run holds now, for a reader that does not want to follow it.
  */
-export type StreamEnd = 'terminal' | 'terminal_or_rest';
+export type StreamEnd = 'terminal' | 'terminal_or_rest' | 'stored';
 
 /** What a stream has seen of its run so far. */
 export interface StreamProgress {
@@ -34,6 +36,8 @@ export function stops(progress: StreamProgress, end: StreamEnd, caughtUp: boolea
       return progress.ended;
     case 'terminal_or_rest':
       return progress.ended || (caughtUp && progress.paused);
+    case 'stored':
+      return progress.ended || caughtUp;
   }
 }
 

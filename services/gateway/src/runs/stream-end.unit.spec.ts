@@ -31,6 +31,15 @@ describe('when a run stream stops', () => {
     ],
     ['a HITL wait holds every stream open', ['start', 'hitl_request'], 'terminal_or_rest', true, false],
     ['nothing seen yet: keep going', [], 'terminal', true, false],
+    [
+      'a stored-only stream stops once caught up, wherever the run is',
+      ['start', 'node_start'],
+      'stored',
+      true,
+      true,
+    ],
+    ['…and not before', ['start', 'node_start'], 'stored', false, false],
+    ['…nor on a run that has nothing stored yet', [], 'stored', false, false],
   ])('%s', (_, types, end, caughtUp, expected) => {
     expect(stops(seen(...types), end, caughtUp)).toBe(expected);
   });

@@ -171,6 +171,41 @@ export function describeRunStreams(name: string, makeHarness: () => Promise<Stre
       expect(keysOfFrames(watched)).toEqual(keysOfEvents(record));
     }, 180_000);
 
+    it('a watcher dropped mid-run and reconnected with Last-Event-ID gets every event once, in order', async () => {
+      const run = track(await h.client.start(envelopeWithPolicies([REVIEW, PAUSE])));
+      await storedEvent(run.runId, (e) => e.type === 'hitl_request', 'hitl_request');
+      const legs: Frame[][] = [];
+      const lastOf = () => legs.flat().at(-1)?.position ?? 0;
+      /** Open a leg after what the earlier ones got, read it until `until` holds, then drop it. */
+      const leg = async (until: (frames: readonly Frame[]) => boolean, what: string) => {
+        const stream = track(await h.client.follow(run.runId, lastOf() || undefined));
+        expect(stream.status).toBe(200);
+        const seen = async () => until(stream.frames) || stream.isEnded();
+        await waitFor(seen, WAIT_MS, () => `leg ${legs.length + 1} never saw ${what}\n${h.logs()}`);
+        stream.close();
+        legs.push(await stream.ended);
+      };
+      const has = (type: string) => (frames: readonly Frame[]) => frames.some((f) => f.type === type);
+
+      // Leg 1 drops while the run waits for a human; the approval moves it on while nobody watches.
+      await leg(has('hitl_request'), 'hitl_request');
+      await resolve(run.runId, 'hitl-1', 'approve');
+      await storedEvent(run.runId, (e) => e.type === 'run_paused', 'run_paused');
+      // Leg 2 reconnects while the run is paused, and drops as soon as the resumed run moves.
+      const resumed = leg(has('run_resumed'), 'run_resumed');
+      track(await h.client.resume(run.runId, 1));
+      await resumed;
+      // Leg 3 reconnects while the run works, and follows it to the end.
+      await leg((frames) => frames.some((f) => isTerminal(f.type)), 'the end');
+
+      const record = await h.stored(run.runId);
+      expect(isTerminal(record[record.length - 1].type)).toBe(true);
+      const positions = legs.flat().map((f) => f.position);
+      expect(positions.every((p, i) => i === 0 || p > positions[i - 1])).toBe(true);
+      expect(keysOfFrames(legs.flat())).toEqual(keysOfEvents(record));
+      expect(legs.map((frames) => frames.length > 0)).toEqual([true, true, true]);
+    }, 180_000);
+
     it('a client that leaves is let go at once, even while the run waits for a human', async () => {
       const run = track(await h.client.start(envelopeWithPolicies([REVIEW])));
       await storedEvent(run.runId, (e) => e.type === 'hitl_request', 'hitl_request');
