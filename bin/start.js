@@ -6,7 +6,9 @@
 // left in node_modules/.cache/flex/. Only then does a start skip it: an edit, a checkout or an
 // `npm ci` means one build at the next start, and no build at the ones after.
 //
-// FLEX_BUILD_CACHE_DIR moves the stamp and the build lock elsewhere (tests use their own).
+// FLEX_BUILD_CACHE_DIR moves the stamp and the build lock elsewhere (tests use their own), and
+// FLEX_BUILD_COMMAND replaces `npm run build --silent` (tests: a build that leaves the shared dist/
+// alone, which other specs run from at the same time; nx restoring a cached build replaces it).
 //
 // Two starts at once take turns on a build lock (the same kind as the data directory's: the pid
 // hard-linked into place, a dead holder's lock taken over), so one builds while the other waits,
@@ -131,7 +133,10 @@ async function buildIfStale() {
     if (isCurrent(hash)) return;
     process.stderr.write('flex: building (the sources changed since the last build)\n');
     const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-    const built = spawnSync(npm, ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+    const command = process.env.FLEX_BUILD_COMMAND;
+    const built = command
+      ? spawnSync(command, { cwd: ROOT, stdio: 'inherit', shell: true })
+      : spawnSync(npm, ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
     if (built.status !== 0) {
       process.stderr.write('flex: the build failed; see above\n');
       process.exit(built.status ?? 1);

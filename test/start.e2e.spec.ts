@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlexClient, freePort, waitFor } from '@flex/testing';
@@ -175,10 +175,14 @@ describe('starting Flex like a product', () => {
   it('npm start builds once: two starts with no build stamp take turns on one build, later starts build nothing', async () => {
     const cache = tmp('build-cache');
     const dataDir = tmp('build-data');
+    // A build that takes a while and counts itself, leaving dist/ alone: other specs run from it
+    // meanwhile (the test command has built it; a real rebuild here made their CLI vanish).
+    const builds = join(cache, 'builds');
     const env = async () => ({
       PORT: String(await freePort()),
       FLEX_DATA_DIR: dataDir,
       FLEX_BUILD_CACHE_DIR: cache,
+      FLEX_BUILD_COMMAND: `node -e "require('fs').appendFileSync(process.argv[1], 'built\\n'); setTimeout(() => {}, 1500)" ${JSON.stringify(builds)}`,
     });
     const [a, b] = [start(START, await env()), start(START, await env())];
     try {
@@ -187,6 +191,7 @@ describe('starting Flex like a product', () => {
       const lines = [...said(winner), ...said(loser)];
       expect(lines.filter((l) => l.startsWith('flex: building'))).toHaveLength(1);
       expect(lines.filter((l) => l.startsWith('flex: another start is building'))).toHaveLength(1);
+      expect(readFileSync(builds, 'utf8')).toBe('built\n');
       expectOneLineRefusal(loser, winner, dataDir);
     } finally {
       await stop(a, b);
@@ -200,6 +205,7 @@ describe('starting Flex like a product', () => {
       );
       expect(ready(again)).toBeDefined();
       expect(again.err).not.toMatch(/building/);
+      expect(readFileSync(builds, 'utf8')).toBe('built\n');
     } finally {
       await stop(again);
     }
