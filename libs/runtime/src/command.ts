@@ -1,6 +1,8 @@
 import type { Decision, StateFold } from '@flex/decider';
 import type { EventMetadata, EventStore, NewEvent, StoredEvent } from '@flex/event-store';
 import type { Clock, IdGenerator } from './clock';
+import { foldOnto, loadState, remember } from './load-state';
+import type { StreamStateCache } from './stream-state-cache';
 
 export interface CommandOptions<S, F> {
   store: EventStore;
@@ -14,12 +16,17 @@ export interface CommandOptions<S, F> {
   clock: Clock;
   ids: IdGenerator;
   maxConflicts?: number;
+  /**
+   * The process's stream states (the runtime's `streamStates`): only the events after the cached
+   * version are read. The state handed to `decide` is then frozen: a decider must not change it.
+   */
+  cache?: StreamStateCache;
 }
 
 export interface CommandResult<S, F> {
   /** What this call appended (none for a duplicate). */
   appended: StoredEvent[];
-  /** The stream's state after the append. */
+  /** The stream's state after the append; for a duplicate, the state the decision was taken on. */
   state: S;
   /** The idempotency key was used before: the events stored then stand, nothing was appended. */
   duplicate: boolean;
@@ -28,42 +35,51 @@ export interface CommandResult<S, F> {
 }
 
 /**
- * Load the stream, fold it, decide, append with the expected version. A conflicting append means
- * another instance moved the stream first: reload and decide again (DESIGN §3). The decision comes
+ * Load the stream (from the cache, reading only what it lacks), fold it, decide, append with the
+ * version decided on as the expected version. A conflicting append means another instance or
+ * handler moved the stream first: catch up and decide again (DESIGN §3). So every decision is taken
+ * on exactly the state its append is checked against, however stale the cache. The decision comes
  * back with the result, so the adapter performs its effects after the commit.
  */
 export async function runCommand<S, F>(options: CommandOptions<S, F>): Promise<CommandResult<S, F>> {
   const maxConflicts = options.maxConflicts ?? 25;
-  const { fold } = options;
+  const { fold, streamId, cache } = options;
   for (let attempt = 0; ; attempt++) {
-    const history = await options.store.readStream(options.streamId);
-    const state = history.reduce(fold.evolve, fold.initialState());
+    const { version, state } = await loadState(options.store, streamId, fold, cache);
     const decision = options.decide(state);
     if (decision.events.length === 0) return { appended: [], state, duplicate: false, decision };
-    const version = history.length ? history[history.length - 1].version : 0;
-    const meta = options.metadata(state);
-    const timestamp = options.clock.now().toISOString();
-    const events: NewEvent[] = decision.events.map((d) => ({
-      id: options.ids.uuid(),
-      type: d.type,
-      payload: d.payload,
-      metadata: meta,
-      timestamp,
-    }));
     try {
-      const result = await options.store.append(options.streamId, events, {
+      const result = await options.store.append(streamId, newEvents(options, state, decision), {
         expectedVersion: version === 0 ? 'no_stream' : version,
         idempotencyKey: options.idempotencyKey,
       });
-      const next = result.events.reduce(fold.evolve, state);
-      const appended = result.duplicate ? [] : result.events;
-      return { appended, state: next, duplicate: result.duplicate, decision };
+      // A duplicate's events were stored earlier: they are in the stream's history, not after `version`.
+      if (result.duplicate) return { appended: [], state, duplicate: true, decision };
+      const next = remember(
+        cache,
+        fold,
+        streamId,
+        foldOnto({ version, state }, result.events, streamId, fold),
+      );
+      return { appended: result.events, state: next.state, duplicate: false, decision };
     } catch (error) {
       if ((error as { code?: string }).code !== 'WRONG_EXPECTED_VERSION' || attempt >= maxConflicts)
         throw error;
       await jitter(attempt);
     }
   }
+}
+
+function newEvents<S, F>(options: CommandOptions<S, F>, state: S, decision: Decision<F>): NewEvent[] {
+  const metadata = options.metadata(state);
+  const timestamp = options.clock.now().toISOString();
+  return decision.events.map((d) => ({
+    id: options.ids.uuid(),
+    type: d.type,
+    payload: d.payload,
+    metadata,
+    timestamp,
+  }));
 }
 
 function jitter(attempt: number): Promise<void> {

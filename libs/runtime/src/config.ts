@@ -75,6 +75,8 @@ const ConfigSchema = z
     FLEX_NODE_MAX_ATTEMPTS: intFromEnv(3),
     /** Deliveries of one message before a service gives up on it (dead letter; its run fails). */
     FLEX_BUS_MAX_DELIVER: intFromEnv(10),
+    /** Stream states a process keeps to decide on without rereading the stream (0: none). */
+    FLEX_STREAM_CACHE_ENTRIES: z.coerce.number().int().min(0).default(256),
     /** The evaluation budget of an untrusted JSONLogic rule: operations, then allocated items. */
     FLEX_LOGIC_MAX_OPERATIONS: intFromEnv(LIMITS.jsonLogicMaxOperations),
     FLEX_LOGIC_MAX_ITEMS: intFromEnv(LIMITS.jsonLogicMaxItems),

@@ -78,6 +78,7 @@ export async function failRunOfDeadLetter(runtime: ServiceRuntime, dead: DeadLet
     idempotencyKey: `dead-letter:${dead.consumer}:${dead.event.id}`,
     clock: runtime.clock,
     ids: runtime.ids,
+    cache: runtime.streamStates,
   });
   if (result.appended.length) {
     runtime.metrics.inc('flex.run.status', { status: 'failed' });

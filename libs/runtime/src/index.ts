@@ -9,6 +9,13 @@ export { createMetrics, type Metrics } from './metrics';
 export { RUNTIME, type ServiceRuntime } from './runtime';
 export { createDistributedRuntime, createEmbeddedRuntime, type RuntimeOptions } from './runtime.factory';
 export { runCommand, type CommandOptions, type CommandResult } from './command';
+export { loadState } from './load-state';
+export {
+  StreamStateCache,
+  deepFreeze,
+  type CachedState,
+  type StreamStateCacheOptions,
+} from './stream-state-cache';
 export { HealthController } from './health.controller';
 export { ApiDoc, API_DOC_KEY, type ApiDocInput } from './api-doc';
 export { startDistributedService, eventsTransport, type ServiceDefinition } from './bootstrap';

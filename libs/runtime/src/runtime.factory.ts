@@ -25,6 +25,7 @@ import { natsAuthOf } from './nats-auth';
 import { Readiness } from './readiness';
 import { isFlexService, SERVICE_ROLES } from './nats/service-roles';
 import type { ServiceRuntime } from './runtime';
+import { StreamStateCache } from './stream-state-cache';
 import { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
 import { SecretVault } from './secrets/secret-vault';
 
@@ -161,6 +162,8 @@ function baseRuntime(
     prefix: config.FLEX_NATS_PREFIX,
     clock: systemClock,
     ids: randomIds,
+    // One per store: a cached state is a prefix of a stream of this database only.
+    streamStates: new StreamStateCache({ maxEntries: config.FLEX_STREAM_CACHE_ENTRIES }),
     metrics: createMetrics(),
     readiness,
     onClose: (fn) => closers.push(fn),

@@ -5,6 +5,7 @@ import type { FlexConfig } from './config';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics';
 import type { Readiness } from './readiness';
+import type { StreamStateCache } from './stream-state-cache';
 import type { SecretVault } from './secrets/secret-vault';
 
 /**
@@ -24,6 +25,8 @@ export interface ServiceRuntime {
   readonly prefix: string;
   readonly clock: Clock;
   readonly ids: IdGenerator;
+  /** The states of recently used streams, for `runCommand` to read only what it lacks. */
+  readonly streamStates: StreamStateCache;
   readonly logger: Logger;
   readonly metrics: Metrics;
   /** Whether the process is ready to take work (`GET /readyz`): startup steps and live checks. */

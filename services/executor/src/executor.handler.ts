@@ -241,6 +241,7 @@ export class ExecutorHandler {
       idempotencyKey,
       clock: this.runtime.clock,
       ids: this.runtime.ids,
+      cache: this.runtime.streamStates,
     });
   }
 

@@ -21,6 +21,7 @@ import {
 import {
   activeRegistrations,
   fetchCapabilitySnapshot,
+  loadState,
   RUNTIME,
   runCommand,
   type CapabilitySnapshot,
@@ -33,6 +34,7 @@ import type { Planner, PlannerRequest, ReplanContext } from './plan/planner';
 import { plannerFromConfig } from './plan/planner-registry';
 
 const WORKING_INTERVAL_MS = 5_000;
+const RUN_FOLD = { initialState: initialRunState, evolve: evolveRun };
 
 type PlanRequest = EventPayload<'plan_requested'>;
 
@@ -48,8 +50,7 @@ export class PlannerHandler {
   @EventPattern('plan_requested')
   async onPlanRequested(@Payload() event: StoredEvent, @Ctx() ctx?: FlexEventContext): Promise<void> {
     const { store, clock } = this.runtime;
-    const history = await store.readStream(event.streamId);
-    const state = history.reduce(evolveRun, initialRunState());
+    const { state } = await loadState(store, event.streamId, RUN_FOLD, this.runtime.streamStates);
     if (state.status === 'none' || !askedPlanRequest(state, event.id)) return;
     const request = payloadOf(event, 'plan_requested');
     // The one replan bound (run-model): the fold has counted this request among the run's replans.
@@ -63,12 +64,13 @@ export class PlannerHandler {
     await runCommand({
       store,
       streamId: event.streamId,
-      fold: { initialState: initialRunState, evolve: evolveRun },
+      fold: RUN_FOLD,
       decide: (s) => decision(decidePlan(s, event.id, outcome)),
       metadata: (s) => runMetadata(s, event, 'planner'),
       idempotencyKey: `planner:${event.id}`,
       clock,
       ids: this.runtime.ids,
+      cache: this.runtime.streamStates,
     });
   }
 

@@ -40,6 +40,7 @@ export class ValidatorHandler {
       idempotencyKey: `validator:${event.id}`,
       clock: this.runtime.clock,
       ids: this.runtime.ids,
+      cache: this.runtime.streamStates,
     });
     for (const e of result.appended) {
       if (e.type === 'plan_generated' || e.type === 'plan_updated') metrics.inc('flex.planner.generated');

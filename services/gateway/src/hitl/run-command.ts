@@ -62,6 +62,7 @@ export async function controlCommand(
     }),
     clock: runtime.clock,
     ids: runtime.ids,
+    cache: runtime.streamStates,
   });
   // A refusal is the decision's effect: what it records is appended, then the API answers with it.
   const refusal = refusalOf(result.decision);

@@ -1,6 +1,6 @@
 import { capabilityStreamId } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
-import { runCommand, type ServiceRuntime } from '@flex/runtime';
+import { loadState, runCommand, type ServiceRuntime } from '@flex/runtime';
 import type { ProjectionCatchUp } from '../registry.tokens';
 import {
   decideCapability,
@@ -9,6 +9,8 @@ import {
   type RegistryRefusal,
 } from './capability.decide';
 import { evolveCapability, initialCapabilityState, type CapabilityState } from './capability.state';
+
+const CAPABILITY_FOLD = { initialState: initialCapabilityState, evolve: evolveCapability };
 
 export interface Applied {
   appended: StoredEvent[];
@@ -27,11 +29,12 @@ export class CapabilityCommands {
     const result = await runCommand({
       store: this.runtime.store,
       streamId: capabilityStreamId(capabilityId),
-      fold: { initialState: initialCapabilityState, evolve: evolveCapability },
+      fold: CAPABILITY_FOLD,
       decide: (state) => decideCapability(state, cmd, capabilityId),
       metadata: () => ({ correlationId: capabilityId, producer: 'registry', actor: actorOf(cmd) }),
       clock: this.runtime.clock,
       ids: this.runtime.ids,
+      cache: this.runtime.streamStates,
     });
     return { appended: result.appended, state: result.state, refusal: registryRefusalOf(result.decision) };
   }
@@ -48,8 +51,8 @@ export class CapabilityCommands {
   }
 
   private async load(capabilityId: string): Promise<CapabilityState> {
-    const events = await this.runtime.store.readStream(capabilityStreamId(capabilityId));
-    return events.reduce(evolveCapability, initialCapabilityState());
+    const { store, streamStates } = this.runtime;
+    return (await loadState(store, capabilityStreamId(capabilityId), CAPABILITY_FOLD, streamStates)).state;
   }
 
   /**
