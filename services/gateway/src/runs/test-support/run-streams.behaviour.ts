@@ -203,7 +203,10 @@ export function describeRunStreams(name: string, makeHarness: () => Promise<Stre
       const positions = legs.flat().map((f) => f.position);
       expect(positions.every((p, i) => i === 0 || p > positions[i - 1])).toBe(true);
       expect(keysOfFrames(legs.flat())).toEqual(keysOfEvents(record));
-      expect(legs.map((frames) => frames.length > 0)).toEqual([true, true, true]);
+      // Legs 1 and 2 are mid-run; leg 3 has nothing left only when leg 2's last read already
+      // carried the run to its end (the resumed run can finish within one read).
+      const leg2Ended = legs[1].some((f) => isTerminal(f.type));
+      expect(legs.map((frames) => frames.length > 0)).toEqual([true, true, !leg2Ended]);
     }, 180_000);
 
     it('a client that leaves is let go at once, even while the run waits for a human', async () => {
