@@ -3,6 +3,7 @@ import type { ParsedConsumeOptions } from './consume-options';
 import { runDelivery, type RawDelivery } from './delivery-runner';
 import { describe } from './errors';
 import type { BusLogger } from './logger';
+import { sameCheckpoint, type LogWindow } from './log-window';
 import type { DeliveryHandler, EventLog, EventLogPage } from './types';
 
 /**
@@ -17,6 +18,8 @@ export interface TailSettings {
   maxPending: number;
   /** Ids of acked events remembered to drop a re-read duplicate. */
   rememberAcked: number;
+  /** Acks gathered this long into one checkpoint write (saved at once on stop and close). */
+  checkpointDelayMs: number;
   logger: BusLogger;
 }
 
@@ -41,7 +44,9 @@ export interface TailWorker {
  * One durable consumer of the store-backed bus: a single tail of the event log from the durable's
  * persisted checkpoint, whose deliveries are shared by every worker (consume() call) on it.
  * The checkpoint it persists only ever passes events that are settled, and settled contiguously
- * from the start of the window: a crash redelivers everything not yet acked.
+ * from the start of the window: a crash redelivers everything not yet acked. Acks are gathered for
+ * `checkpointDelayMs` into one write, so a crash also redelivers what was acked in that last moment
+ * but not yet saved: at least once, as before (handlers are idempotent by key).
  */
 export class DurableTail {
   private readonly entries: Entry[] = [];
@@ -56,11 +61,15 @@ export class DurableTail {
   /** Reading paused because the window is full; resumes once it has drained to half. */
   private windowFull = false;
   private saving: Promise<void> | undefined;
+  private saveTimer: NodeJS.Timeout | undefined;
+  /** The checkpoint last loaded or saved. */
+  private persisted: Checkpoint | undefined;
   private nextWorker = 0;
   private closed = false;
 
   constructor(
     private readonly log: EventLog,
+    private readonly window: LogWindow,
     private readonly name: string,
     private readonly checkpointName: string,
     private readonly settings: TailSettings,
@@ -77,6 +86,7 @@ export class DurableTail {
     const index = this.workers.indexOf(worker);
     if (index >= 0) this.workers.splice(index, 1);
     await Promise.all(worker.inFlight);
+    await this.flush();
   }
 
   /** Read whatever is new (coalesced: a wake during a read triggers one more read). */
@@ -100,6 +110,14 @@ export class DurableTail {
     for (const entry of this.entries) clearTimeout(entry.timer);
     await Promise.all(this.workers.map((w) => this.removeWorker(w)));
     await this.pumping;
+    await this.flush();
+  }
+
+  /** Saves the gathered checkpoint now, and waits until nothing is being saved. */
+  private async flush(): Promise<void> {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    this.save();
     while (this.saving) await this.saving;
   }
 
@@ -108,16 +126,17 @@ export class DurableTail {
       if (!this.readCheckpoint) {
         this.readCheckpoint = (await this.log.loadCheckpoint(this.checkpointName)) ?? START;
         this.committed = this.readCheckpoint;
+        this.persisted = this.readCheckpoint;
       }
       while (!this.closed && this.workers.length > 0) {
         if (this.entries.length >= this.settings.maxPending) {
           this.windowFull = true;
           break;
         }
-        const page = await this.log.readAll(this.readCheckpoint, this.settings.batchSize);
+        const { page, atEnd } = await this.window.read(this.readCheckpoint, this.settings.batchSize);
         this.append(page);
         this.dispatch();
-        if (page.events.length < this.settings.batchSize) break;
+        if (atEnd || page.events.length === 0) break;
       }
     } catch (error) {
       this.settings.logger.warn('reading the event log failed; retrying on the next wake', {
@@ -238,7 +257,7 @@ export class DurableTail {
     if (this.entries.length === 0) checkpoint = this.readCheckpoint;
     if (checkpoint && !sameCheckpoint(checkpoint, this.committed)) {
       this.committed = checkpoint;
-      this.save();
+      this.saveSoon();
     }
     if (this.windowFull && this.entries.length <= this.settings.maxPending / 2) {
       this.windowFull = false;
@@ -253,12 +272,24 @@ export class DurableTail {
     if (!oldest.done) this.acked.delete(oldest.value);
   }
 
-  /** One save at a time; a save that finds a newer checkpoint when done saves again. */
+  /** Gathers the acks of the next `checkpointDelayMs` into one write. */
+  private saveSoon(): void {
+    if (this.saveTimer || this.saving) return;
+    if (this.closed) return this.save();
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined;
+      this.save();
+    }, this.settings.checkpointDelayMs);
+    this.saveTimer.unref();
+  }
+
+  /** One save at a time; a save that finds a newer checkpoint when done saves that one soon. */
   private save(): void {
     const target = this.committed;
-    if (this.saving || target === undefined) return;
+    if (this.saving || target === undefined || sameCheckpoint(target, this.persisted)) return;
     this.saving = this.log
       .saveCheckpoint(this.checkpointName, target)
+      .then(() => void (this.persisted = target))
       .catch((error: unknown) =>
         this.settings.logger.warn('saving a consumer checkpoint failed', {
           consumer: this.name,
@@ -267,11 +298,7 @@ export class DurableTail {
       )
       .finally(() => {
         this.saving = undefined;
-        if (!sameCheckpoint(target, this.committed)) this.save();
+        if (!sameCheckpoint(target, this.committed)) this.saveSoon();
       });
   }
-}
-
-function sameCheckpoint(a: Checkpoint, b: Checkpoint | undefined): boolean {
-  return b !== undefined && a.transactionId === b.transactionId && a.position === b.position;
 }

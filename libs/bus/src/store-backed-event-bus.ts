@@ -2,6 +2,7 @@ import type { StoredEvent } from '@flex/event-store';
 import { parseConsumeOptions } from './consume-options';
 import { DurableTail, type TailSettings } from './durable-tail';
 import { BusClosedError, describe, InvalidBusOptionsError } from './errors';
+import { LogWindow } from './log-window';
 import { consoleBusLogger, type BusLogger } from './logger';
 import type { ConsumeOptions, Consumer, DeliveryHandler, EventBus, EventLog } from './types';
 
@@ -12,6 +13,10 @@ export interface StoreBackedEventBusOptions {
   batchSize?: number;
   /** Read-but-unacked events held per durable before reading pauses. Default 1000. */
   maxPending?: number;
+  /** Acks gathered into one checkpoint write per durable, for this long. Default 50ms. */
+  checkpointDelayMs?: number;
+  /** Most recent events of the log kept in memory for every durable to read from. Default 1000. */
+  windowSize?: number;
   logger?: BusLogger;
 }
 
@@ -21,12 +26,14 @@ export const CHECKPOINT_PREFIX = 'bus:';
 /**
  * The embedded-mode bus (one process, no NATS), with JetStream's semantics over the event store:
  * events are already in the store when published, so publish() only wakes the consumers and
- * tells the watchers. Each durable tails the log from its persisted checkpoint; see DurableTail.
+ * tells the watchers. Each durable tails the log from its persisted checkpoint (see DurableTail),
+ * reading through one LogWindow shared by all: each event is read from the store once.
  */
 export class StoreBackedEventBus implements EventBus {
   private readonly tails = new Map<string, DurableTail>();
   private readonly watchers = new Map<string, Set<(event: StoredEvent) => void>>();
   private readonly settings: TailSettings;
+  private readonly window: LogWindow;
   private readonly poll: NodeJS.Timeout;
   private closed = false;
 
@@ -35,16 +42,19 @@ export class StoreBackedEventBus implements EventBus {
     options: StoreBackedEventBusOptions = {},
   ) {
     const pollIntervalMs = options.pollIntervalMs ?? 1000;
+    const windowSize = options.windowSize ?? 1000;
     this.settings = {
       batchSize: options.batchSize ?? 100,
       maxPending: options.maxPending ?? 1000,
       rememberAcked: 10_000,
+      checkpointDelayMs: options.checkpointDelayMs ?? 50,
       logger: options.logger ?? consoleBusLogger,
     };
-    for (const [key, value] of Object.entries({ pollIntervalMs, ...this.settings })) {
+    for (const [key, value] of Object.entries({ pollIntervalMs, windowSize, ...this.settings })) {
       if (typeof value === 'number' && !(Number.isInteger(value) && value > 0))
         throw new InvalidBusOptionsError(`${key} must be a positive integer`);
     }
+    this.window = new LogWindow(log, windowSize);
     this.poll = setInterval(() => this.wakeAll(), pollIntervalMs);
     this.poll.unref();
   }
@@ -71,7 +81,8 @@ export class StoreBackedEventBus implements EventBus {
     const parsed = parseConsumeOptions(options);
     let tail = this.tails.get(parsed.durable);
     if (!tail) {
-      tail = new DurableTail(this.log, parsed.durable, CHECKPOINT_PREFIX + parsed.durable, this.settings);
+      const checkpointName = CHECKPOINT_PREFIX + parsed.durable;
+      tail = new DurableTail(this.log, this.window, parsed.durable, checkpointName, this.settings);
       this.tails.set(parsed.durable, tail);
     }
     const owner = tail;
@@ -100,7 +111,9 @@ export class StoreBackedEventBus implements EventBus {
     this.tails.clear();
   }
 
+  /** A publish, or the safety-net poll: what the window holds past its end must be read again. */
   private wakeAll(): void {
+    this.window.invalidate();
     for (const tail of this.tails.values()) tail.wake();
   }
 
