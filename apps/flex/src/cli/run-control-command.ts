@@ -23,11 +23,20 @@ export async function resumeCommand(ctx: CliContext, runId: string, options: Res
   const path = `runs/${encodeURIComponent(runId)}`;
   const detail = (await (await api(ctx, 'GET', path)).json()) as RunDetail;
   const expectedPlanVersion = given ?? detail.run.planVersion;
-  // What the run did before the pause: the progress block starts from it, the frames are not shown again.
-  const before = await followRun(ctx, runId, { until: 'stored', onFrame: () => undefined });
+  // What the run did before the pause: the progress block starts from it, the frames are not shown
+  // again; and the pause this resume is for (its run_paused id), so a run resumed and paused again
+  // meanwhile by someone else is not resumed past a pause nobody here has seen.
+  let pauseId: string | undefined;
+  const before = await followRun(ctx, runId, {
+    until: 'stored',
+    onFrame: (frame) => {
+      if (frame.type === 'run_paused') pauseId = frame.id;
+    },
+  });
   const abort = new AbortController();
+  const body = { runId, expectedPlanVersion, ...(pauseId ? { pauseId } : {}) };
   const res = await refusedAs409(runId, expectedPlanVersion, given !== undefined, () =>
-    api(ctx, 'POST', 'run.resume', { runId, expectedPlanVersion }, 'text/event-stream', {
+    api(ctx, 'POST', 'run.resume', body, 'text/event-stream', {
       signal: abort.signal,
     }),
   );

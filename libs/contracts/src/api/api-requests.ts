@@ -15,7 +15,7 @@ export const ResumeRequestSchema = z.strictObject({
    * it). Given, a resume of a run that was resumed and paused again since is 409: of two operators
    * resuming the same pause, exactly one resumes it. Absent: whatever pause the run is in.
    */
-  pauseId: z.string().uuid().optional(),
+  pauseId: IdentifierSchema.optional(),
 });
 
 /** See {@link ResumeRequestSchema}. */
