@@ -1,7 +1,8 @@
 import { natsTestUrl, testPrefix } from '@flex/testing';
-import { connect, type JetStreamManager, type NatsConnection } from 'nats';
+import { AckPolicy, connect, DeliverPolicy, type JetStreamManager, type NatsConnection } from 'nats';
+import { supportsMultipleFilters } from './consumer-filter';
 import { NatsEventBus } from './nats-event-bus';
-import { eventSubject } from './subjects';
+import { eventSubject, eventsWildcard, eventTypeWildcard } from './subjects';
 import { describeEventBusBehaviour } from './test-support/event-bus.behaviour';
 import { storedEvent, type TestEventInput } from './test-support/memory-event-log';
 import { RecordingLogger } from './test-support/recording-logger';
@@ -177,5 +178,97 @@ describe('NatsEventBus on JetStream', () => {
     await consumer.stop();
     // The open pull is let run out (1 s) so that nothing it takes is stranded; never the 10 s of old.
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+});
+
+describe('NatsEventBus durables filtered by the types they handle', () => {
+  let h: Awaited<ReturnType<typeof harness>>;
+  beforeEach(async () => (h = await harness()));
+  afterEach(() => h.close());
+
+  const consumerInfo = (durable: string) => jsm.consumers.info(h.publisher.streamName, durable);
+  const ids = (events: ReadonlyArray<{ id: string; type: string }>, type: string) =>
+    events.filter((e) => e.type === type).map((e) => e.id);
+
+  it('delivers to a one-type durable only that type, events from before it started included', async () => {
+    const before = await h.emit([{ type: 'wanted' }, { type: 'other' }, { type: 'wanted' }]);
+    const seen: string[] = [];
+    const consumer = await (
+      await h.instance()
+    ).consume({ durable: 'one', types: ['wanted'] }, async ({ event }) => void seen.push(event.id));
+    const after = await h.emit([{ type: 'other' }, { type: 'wanted' }, { type: 'other' }]);
+    const wanted = ids([...before, ...after], 'wanted');
+    await waitFor('every wanted event handled', () => seen.length === wanted.length);
+    await waitFor('settled', () => h.settled('one'));
+    const info = await consumerInfo('one');
+    expect(info.config.filter_subject).toBe(eventTypeWildcard(h.prefix, 'wanted'));
+    expect(info.delivered.consumer_seq).toBe(wanted.length); // the others never left the server
+    expect(seen.sort()).toEqual(wanted.sort());
+    await consumer.stop();
+  });
+
+  it('narrows an existing durable in place: unacked and later events of its type all arrive', async () => {
+    // An instance of the previous version: a durable on every event, two deliveries left unacked.
+    await jsm.consumers.add(h.publisher.streamName, {
+      durable_name: 'narrowed',
+      ack_policy: AckPolicy.Explicit,
+      ack_wait: 1_000_000_000,
+      deliver_policy: DeliverPolicy.All,
+      filter_subject: eventsWildcard(h.prefix),
+    });
+    const before = await h.emit([{ type: 'wanted' }, { type: 'other' }, { type: 'wanted' }]);
+    const old = await nc.jetstream().consumers.get(h.publisher.streamName, 'narrowed');
+    for await (const msg of await old.fetch({ max_messages: 2, expires: 1000 })) void msg; // no ack
+
+    const seen: string[] = [];
+    const consumer = await (
+      await h.instance()
+    ).consume({ durable: 'narrowed', types: ['wanted'], ackWaitMs: 1000 }, async ({ event }) => {
+      seen.push(event.id);
+    });
+    const after = await h.emit([{ type: 'other' }, { type: 'wanted' }]);
+    const wanted = ids([...before, ...after], 'wanted');
+    await waitFor('every wanted event handled', () => wanted.every((id) => seen.includes(id)));
+    await waitFor('settled', () => h.settled('narrowed'));
+    expect((await consumerInfo('narrowed')).config.filter_subject).toBe(
+      eventTypeWildcard(h.prefix, 'wanted'),
+    );
+    expect([...new Set(seen)].sort()).toEqual(wanted.sort());
+    await consumer.stop();
+  });
+
+  it('widens a narrowed durable again when it comes back handling every type', async () => {
+    const first = await (
+      await h.instance()
+    ).consume({ durable: 'widened', types: ['wanted'] }, async () => undefined);
+    await first.stop();
+    const seen: string[] = [];
+    const consumer = await (
+      await h.instance()
+    ).consume({ durable: 'widened' }, async ({ event }) => void seen.push(event.type));
+    await h.emit([{ type: 'other' }, { type: 'wanted' }]);
+    await waitFor('both handled', () => seen.length === 2);
+    expect((await consumerInfo('widened')).config.filter_subject).toBe(eventsWildcard(h.prefix));
+    await consumer.stop();
+  });
+
+  it('filters several types where the server can, and falls back to every event where not', async () => {
+    const seen: string[] = [];
+    const consumer = await (
+      await h.instance()
+    ).consume({ durable: 'several', types: ['b', 'a'] }, async ({ event }) => void seen.push(event.type));
+    await h.emit([{ type: 'a' }, { type: 'c' }, { type: 'b' }, { type: 'c' }]);
+    await waitFor('a and b handled', () => seen.length === 2);
+    await waitFor('settled', () => h.settled('several'));
+    expect(seen.sort()).toEqual(['a', 'b']);
+    const info = await consumerInfo('several');
+    if (supportsMultipleFilters(nc.info?.version)) {
+      expect(info.config.filter_subjects).toEqual(['a', 'b'].map((t) => eventTypeWildcard(h.prefix, t)));
+      expect(info.delivered.consumer_seq).toBe(2);
+    } else {
+      expect(info.config.filter_subject).toBe(eventsWildcard(h.prefix)); // the c's acked unseen
+      expect(info.delivered.consumer_seq).toBe(4);
+    }
+    await consumer.stop();
   });
 });

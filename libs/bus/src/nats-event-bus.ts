@@ -13,6 +13,7 @@ import {
   type Subscription,
 } from 'nats';
 import { parseConsumeOptions, type ParsedConsumeOptions } from './consume-options';
+import { consumerFilter, supportsMultipleFilters } from './consumer-filter';
 import { BusClosedError, describe, InvalidBusOptionsError, PublishFailedError } from './errors';
 import { decodeEvent, encodeEvent } from './event-codec';
 import { consoleBusLogger, type BusLogger } from './logger';
@@ -171,23 +172,30 @@ export class NatsEventBus implements EventBus {
   /**
    * The server gets max_deliver one above ours: a delivery past ours (last attempt timed out or
    * was nak'ed) then still reaches us, and we dead-letter it instead of JetStream dropping it.
+   * The filter is narrowed to the handled types (see {@link consumerFilter}); an existing durable
+   * is updated in place, which keeps its delivered position and its unacked deliveries: events of
+   * the handled types past that position still match, and pending ones are redelivered.
    */
   private async ensureConsumer(options: ParsedConsumeOptions): Promise<void> {
+    const filter = consumerFilter(this.prefix, options.types, supportsMultipleFilters(this.nc.info?.version));
     const config: Partial<ConsumerConfig> = {
       durable_name: options.durable,
       ack_policy: AckPolicy.Explicit,
       ack_wait: nanos(options.ackWaitMs),
       max_deliver: options.maxDeliver + 1,
-      filter_subject: eventsWildcard(this.prefix),
+      ...definedOnly(filter),
       deliver_policy: DeliverPolicy.All,
     };
     try {
       await this.jsm.consumers.add(this.streamName, config);
     } catch (error) {
       if (!CONSUMER_ALREADY_EXISTS.includes(apiErrorCode(error) ?? 0)) throw error;
+      // update() merges into the existing config: the filter we do not use is set to undefined,
+      // which the request leaves out, so the server never sees both.
       await this.jsm.consumers.update(this.streamName, options.durable, {
         ack_wait: config.ack_wait,
         max_deliver: config.max_deliver,
+        ...filter,
       });
     }
   }
@@ -217,6 +225,10 @@ async function ensureStream(
       duplicate_window: wanted.duplicate_window,
     });
   }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function apiErrorCode(error: unknown): number | undefined {

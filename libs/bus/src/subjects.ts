@@ -71,7 +71,12 @@ export function streamEventsWildcard(prefix: string, streamId: string): string {
   return `${assertSubjectPrefix(prefix)}.events.${encodeSubjectToken(streamId)}.*`;
 }
 
-/** Every event (what the JetStream stream captures and consumers filter on). */
+/** Every event of one type, whatever its stream (a durable's filter when it handles only that type). */
+export function eventTypeWildcard(prefix: string, type: string): string {
+  return `${assertSubjectPrefix(prefix)}.events.*.${encodeSubjectToken(type)}`;
+}
+
+/** Every event (what the JetStream stream captures, and the filter of a durable handling every type). */
 export function eventsWildcard(prefix: string): string {
   return `${assertSubjectPrefix(prefix)}.events.>`;
 }

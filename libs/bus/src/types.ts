@@ -25,7 +25,10 @@ export interface DeadLetter {
 export interface ConsumeOptions {
   /** Durable consumer name; every instance using the same name shares the work. */
   durable: string;
-  /** Event types this consumer handles; others are acked without calling the handler. */
+  /**
+   * Event types this consumer handles; others are acked without calling the handler. Over NATS
+   * the durable's filter keeps them on the server where it can (one type, or 2.10+).
+   */
   types?: readonly string[];
   maxDeliver?: number;
   ackWaitMs?: number;
