@@ -104,7 +104,8 @@ function drawRaw(
     return domain.candidates.length > 0 ? fc.constantFrom(...domain.candidates) : undefined;
   }
   if (conjuncts.every((c) => Object.keys(c.schema).every((k) => ANNOTATIONS.has(k)))) {
-    return fc.jsonValue({ maxDepth: depth > 2 ? 0 : 2 });
+    // fc.jsonValue can draw -0, which JSON cannot carry (it comes back as 0): values are JSON's.
+    return fc.jsonValue({ maxDepth: depth > 2 ? 0 : 2 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown);
   }
   return oneOf(kindArbitraries(conjuncts, depth, build));
 }
