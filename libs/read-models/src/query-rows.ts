@@ -25,6 +25,7 @@ export function toSummary(row: Selectable<RunsTable>): RunSummary {
     createdAt: iso(row.created_at),
     updatedAt: iso(row.updated_at),
     lastEventType: row.last_event_type,
+    lastPosition: Number(row.last_position),
   };
 }
 

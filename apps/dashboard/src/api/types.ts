@@ -42,6 +42,8 @@ export interface RunSummary {
   createdAt: string;
   updatedAt: string;
   lastEventType?: string;
+  /** The store position of the last event the read model applied to this run. */
+  lastPosition?: number;
   owner?: string;
   schemaHash?: string;
   pendingNodeIds?: string[];

@@ -115,7 +115,8 @@ const DETAIL_DELAY_MS = 250;
 
 /**
  * The run's read model (`GET runs/:id`), read again shortly after the stream cues a change
- * (`changes` grows) and whenever `refresh` is called; `asOf` is the stream position when asked.
+ * (`changes` grows) and whenever `refresh` is called; `asOf` is the stream position when asked, or
+ * the run's last position the read model had applied, if that is earlier.
  */
 export function useRunDetail(api: FlexApi, runId: string, stream: RunStream) {
   const [known, setKnown] = useState<DetailAsOf>();
@@ -123,9 +124,13 @@ export function useRunDetail(api: FlexApi, runId: string, stream: RunStream) {
   const position = useRef(0);
   position.current = stream.view.lastPosition;
   const refresh = useCallback(async () => {
-    const asOf = position.current;
+    const asked = position.current;
     try {
-      setKnown({ detail: await api.run(runId), asOf });
+      const detail = await api.run(runId);
+      // As of what the read model had applied: under load it can answer before it caught up with
+      // what the stream already showed, and taking it as of `asked` would show an older status.
+      const asOf = Math.min(asked, detail.run.lastPosition ?? asked);
+      setKnown({ detail, asOf });
       setError(undefined);
     } catch (e) {
       setError(e);

@@ -90,6 +90,11 @@ export const RunSummarySchema = z.object({
   createdAt: IsoTimestampSchema,
   updatedAt: IsoTimestampSchema,
   lastEventType: z.string(),
+  /**
+   * The store position of the last event of the run this answer knows: the read model is as of it
+   * (a client following the run's stream can tell whether what it saw since is newer).
+   */
+  lastPosition: z.int().min(1),
 });
 
 /** See {@link RunSummarySchema}. */
