@@ -42,6 +42,7 @@ export {
   resumeDecider,
   withFollowUps,
 } from './policy/run-control.decide';
+export { firingKey } from './policy/due-firings';
 export {
   refuse,
   refusalOf,

@@ -9,6 +9,7 @@ import {
   resumeDecider,
   withFollowUps,
   evaluatePolicies,
+  firingKey,
   evolveRun,
   initialRunState,
   isPlanned,
@@ -320,7 +321,7 @@ export class LifecycleSystem {
       input = { kind: 'onValidationFail', nodeId: p.nodeId, eventId: event.id, errors: p.errors ?? [] };
     if (!input) return;
     for (const f of evaluatePolicies(this.live, input, new Date(event.timestamp)))
-      this.verdicts.push({ key: `${f.policy.id}|${String(f.trigger.key)}`, on: `${event.type} ${event.id}` });
+      this.verdicts.push({ key: firingKey(f.policy.id, f.trigger), on: `${event.type} ${event.id}` });
   }
 
   /** No node starts and the run does not complete past a policy a node event made fire. */
