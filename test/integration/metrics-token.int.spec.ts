@@ -1,10 +1,10 @@
 import { loadConfig } from '@flex/runtime';
-import { FlexClient, rawRequest, type RawResponse } from '@flex/testing';
+import { FlexClient, parsePrometheusText, rawRequest, sampleSum, type RawResponse } from '@flex/testing';
 import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import { sampleEnvelope } from '../sample-run';
 
 /**
- * `GET /metrics` behind FLEX_METRICS_TOKEN, and `flex_run_started` counting a start sent again with
+ * `GET /metrics` behind FLEX_METRICS_TOKEN, and `flex_runs_started_total` counting a start sent again with
  * the same Idempotency-Key once (issue 12, point 6), on the embedded Flex over HTTP.
  */
 const CLIENT = 'metrics-client-token';
@@ -41,7 +41,7 @@ describe('/metrics with FLEX_METRICS_TOKEN', () => {
 
   const runsStarted = async (): Promise<number> => {
     const text = (await metrics(`Bearer ${METRICS_TOKEN}`)).body;
-    return Number(/^flex_run_started (\d+)$/m.exec(text)?.[1] ?? 0);
+    return sampleSum(parsePrometheusText(text), 'flex_runs_started_total');
   };
 
   it.each([
@@ -61,7 +61,7 @@ describe('/metrics with FLEX_METRICS_TOKEN', () => {
     expect(response.headers['content-type']).toMatch(/^text\/plain/);
   });
 
-  it('counts a start sent three times with one Idempotency-Key once in flex_run_started', async () => {
+  it('counts a start sent three times with one Idempotency-Key once in flex_runs_started_total', async () => {
     const before = await runsStarted();
     const key = { 'Idempotency-Key': 'metrics-once-1' };
     const first = await client.runStream(sampleEnvelope(), key);

@@ -70,7 +70,7 @@ describe('a stalled SSE reader is dropped', () => {
     const metrics = await rawRequest(flex.port, { method: 'GET', target: '/metrics' });
     const line = metrics.body
       .split('\n')
-      .find((l) => l.startsWith(`flex_sse_streams_closed{reason="${reason}"}`));
+      .find((l) => l.startsWith(`flex_sse_streams_closed_total{reason="${reason}"}`));
     return Number(line?.split(' ')[1] ?? 0);
   };
 

@@ -5,6 +5,8 @@ import { recordDeadLetter } from '@flex/event-store';
 import { bindHost, loadConfig } from './config';
 import { failRunOfDeadLetter } from './dead-letter';
 import type { ServiceRuntime } from './runtime';
+import { countingRedeliveries } from './telemetry/metrics-bus';
+import { boundedLabel } from './telemetry/metrics-events';
 import { createDistributedRuntime, type RuntimeOptions } from './runtime.factory';
 
 export interface ServiceDefinition {
@@ -24,7 +26,7 @@ export function eventsTransport(
   concurrency = 16,
 ): FlexEventsTransport {
   return new FlexEventsTransport({
-    bus: runtime.bus,
+    bus: countingRedeliveries(runtime.bus, runtime.metrics, service),
     durable: service,
     concurrency,
     maxDeliver: runtime.config.FLEX_BUS_MAX_DELIVER,
@@ -38,6 +40,7 @@ export function eventsTransport(
         reason: dead.reason,
       });
       await recordDeadLetter(runtime.database.db, dead);
+      runtime.metrics.count({ family: 'busDeadLetters', labels: { consumer: boundedLabel(dead.consumer) } });
       // A run whose message no handler can take would stay running forever: it fails instead.
       await failRunOfDeadLetter(runtime, dead);
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_SECRET_KEY_PATTERN, LIMITS } from '@flex/contracts';
 import { parseSecretKey } from './secrets/secret-cipher';
+import { METRICS_ENV } from './telemetry/metrics-config';
 
 const intFromEnv = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -107,6 +108,7 @@ const ConfigSchema = z
     /** When set, `GET /metrics` answers only `Authorization: Bearer <this>` (unset: open, as a scrape target). */
     FLEX_METRICS_TOKEN: z.string().min(16, 'FLEX_METRICS_TOKEN must be at least 16 characters').optional(),
     ...HTTP_LIMITS,
+    ...METRICS_ENV,
   })
   .superRefine(checkNatsAuth)
   .refine((c) => c.FLEX_LIMIT_HEADERS_TIMEOUT_MS <= c.FLEX_LIMIT_REQUEST_TIMEOUT_MS, {

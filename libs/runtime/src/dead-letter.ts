@@ -81,7 +81,6 @@ export async function failRunOfDeadLetter(runtime: ServiceRuntime, dead: DeadLet
     cache: runtime.streamStates,
   });
   if (result.appended.length) {
-    runtime.metrics.inc('flex.run.status', { status: 'failed' });
     runtime.logger.error('run failed: a message dead-lettered', {
       runId,
       consumer: dead.consumer,

@@ -60,7 +60,7 @@ export class HealthController {
     errors: { 401: 'FLEX_METRICS_TOKEN is set and the request does not carry it' },
   })
   @Header('Content-Type', 'text/plain; version=0.0.4')
-  metrics(@Headers('authorization') authorization?: string): string {
+  metrics(@Headers('authorization') authorization?: string): Promise<string> {
     const expected = this.runtime.config.FLEX_METRICS_TOKEN;
     if (expected !== undefined && !bearerMatches(authorization, expected))
       throw new HttpException(

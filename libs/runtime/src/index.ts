@@ -5,7 +5,9 @@ export { SecretCipher, parseSecretKey, generateSecretKey } from './secrets/secre
 export { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
 export { createLogger, type Logger, type LogLevel } from './logger';
 export { systemClock, randomIds, type Clock, type IdGenerator } from './clock';
-export { createMetrics, type Metrics } from './metrics';
+export { FlexMetrics, type Increment, type Measurement, type GaugeReading } from './telemetry/metrics';
+export { FAMILIES, exportedName, type Family } from './telemetry/metrics-families';
+export { boundedLabel } from './telemetry/metrics-events';
 export { RUNTIME, type ServiceRuntime } from './runtime';
 export { createDistributedRuntime, createEmbeddedRuntime, type RuntimeOptions } from './runtime.factory';
 export { runCommand, type CommandOptions, type CommandResult } from './command';

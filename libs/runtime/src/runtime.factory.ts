@@ -10,7 +10,8 @@ import {
 import {
   createDatabase,
   createEventLog,
-  EventStore,
+  type EventStore,
+  type FlexDatabase,
   migrateToLatest,
   OutboxRelay,
   type StoredEvent,
@@ -20,7 +21,6 @@ import { sql, type Migration } from 'kysely';
 import { randomIds, systemClock } from './clock';
 import type { FlexConfig } from './config';
 import { createLogger } from './logger';
-import { createMetrics } from './metrics';
 import { natsAuthOf } from './nats-auth';
 import { Readiness } from './readiness';
 import { isFlexService, SERVICE_ROLES } from './nats/service-roles';
@@ -28,6 +28,10 @@ import type { ServiceRuntime } from './runtime';
 import { StreamStateCache } from './stream-state-cache';
 import { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
 import { SecretVault } from './secrets/secret-vault';
+import { FlexMetrics } from './telemetry/metrics';
+import { metricsSettings } from './telemetry/metrics-config';
+import { projectionLag } from './telemetry/metrics-lag';
+import { measuredStore } from './telemetry/metrics-store';
 
 export interface RuntimeOptions {
   service: string;
@@ -49,6 +53,7 @@ export async function createDistributedRuntime(
   const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
   const database = await createDatabase({ url: config.FLEX_DATABASE_URL });
   await migrateToLatest(database.db, options.migrations);
+  const metrics = createMetrics(config, options.service, database);
   const nc = await connect(
     natsConnectionOptions(config.FLEX_NATS_URL, `flex-${options.service}`, natsAuthOf(config)),
   );
@@ -59,7 +64,7 @@ export async function createDistributedRuntime(
     await bus.publish(events);
     await store.markPublished(events.map((e) => e.position));
   };
-  const store = new EventStore(database.db, { outbox: true, afterCommit: publish });
+  const store = measuredStore(database.db, metrics, logger, { outbox: true, afterCommit: publish });
   const relay = new OutboxRelay(database.db, store, publish, {
     intervalMs: 1000,
     minAgeMs: 2000,
@@ -74,6 +79,7 @@ export async function createDistributedRuntime(
     bus,
     messaging,
     logger,
+    metrics,
     secrets: new SecretVault(database, resolveSecretKey(config, { kind: 'none' })),
   });
   runtime.readiness.watch('nats', natsCheck(nc));
@@ -100,6 +106,7 @@ export async function createEmbeddedRuntime(
     config.FLEX_DATABASE_URL ? { url: config.FLEX_DATABASE_URL } : { dataDir },
   );
   await migrateToLatest(database.db, options.migrations);
+  const metrics = createMetrics(config, options.service, database);
   let bus: EventBus;
   let store: EventStore;
   let messaging;
@@ -109,9 +116,15 @@ export async function createEmbeddedRuntime(
     const natsBus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
     bus = natsBus;
     messaging = new NatsMessaging(nc);
-    store = new EventStore(database.db, { outbox: false, afterCommit: (events) => natsBus.publish(events) });
+    store = measuredStore(database.db, metrics, logger, {
+      outbox: false,
+      afterCommit: (events) => natsBus.publish(events),
+    });
   } else {
-    store = new EventStore(database.db, { outbox: false, afterCommit: (events) => storeBus.publish(events) });
+    store = measuredStore(database.db, metrics, logger, {
+      outbox: false,
+      afterCommit: (events) => storeBus.publish(events),
+    });
     const storeBus = new StoreBackedEventBus(createEventLog(store, database.db));
     bus = storeBus;
     messaging = new InProcessMessaging();
@@ -124,6 +137,7 @@ export async function createEmbeddedRuntime(
     bus,
     messaging,
     logger,
+    metrics,
     secrets: new SecretVault(database, resolveSecretKey(config, keyHome)),
   });
   if (nc) runtime.readiness.watch('nats', natsCheck(nc));
@@ -138,7 +152,7 @@ function baseRuntime(
   mode: ServiceRuntime['mode'],
   config: FlexConfig,
   service: string,
-  parts: Pick<ServiceRuntime, 'database' | 'store' | 'bus' | 'messaging' | 'logger' | 'secrets'>,
+  parts: Pick<ServiceRuntime, 'database' | 'store' | 'bus' | 'messaging' | 'logger' | 'metrics' | 'secrets'>,
 ): ServiceRuntime {
   const closers: Array<() => Promise<void> | void> = [];
   let closed = false;
@@ -164,12 +178,15 @@ function baseRuntime(
     ids: randomIds,
     // One per store: a cached state is a prefix of a stream of this database only.
     streamStates: new StreamStateCache({ maxEntries: config.FLEX_STREAM_CACHE_ENTRIES }),
-    metrics: createMetrics(),
     readiness,
     onClose: (fn) => closers.push(fn),
     async close() {
       if (closed) return;
       closed = true;
+      // First, while the database still answers the gauges: the last OTLP export.
+      await parts.metrics.shutdown().catch((error: unknown) => {
+        parts.logger.warn('error while closing metrics', { service, error });
+      });
       for (const fn of closers.reverse()) {
         try {
           await fn();
@@ -179,6 +196,13 @@ function baseRuntime(
       }
     },
   };
+}
+
+/** The process's metrics, projection lag read from its database at each collection. */
+function createMetrics(config: FlexConfig, service: string, database: FlexDatabase): FlexMetrics {
+  const metrics = new FlexMetrics({ service, ...metricsSettings(config) });
+  metrics.watchGauges(projectionLag(database.db));
+  return metrics;
 }
 
 /** The NATS connection is open (it reconnects by itself; while it does, the process is not ready). */

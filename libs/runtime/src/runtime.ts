@@ -3,7 +3,7 @@ import type { EventStore, FlexDatabase } from '@flex/event-store';
 import type { Clock, IdGenerator } from './clock';
 import type { FlexConfig } from './config';
 import type { Logger } from './logger';
-import type { Metrics } from './metrics';
+import type { FlexMetrics } from './telemetry/metrics';
 import type { Readiness } from './readiness';
 import type { StreamStateCache } from './stream-state-cache';
 import type { SecretVault } from './secrets/secret-vault';
@@ -28,7 +28,8 @@ export interface ServiceRuntime {
   /** The states of recently used streams, for `runCommand` to read only what it lacks. */
   readonly streamStates: StreamStateCache;
   readonly logger: Logger;
-  readonly metrics: Metrics;
+  /** The process's metrics (OpenTelemetry; Prometheus text at GET /metrics). */
+  readonly metrics: FlexMetrics;
   /** Whether the process is ready to take work (`GET /readyz`): startup steps and live checks. */
   readonly readiness: Readiness;
   /** The secret store: sealed values of the secrets envelopes carried (see docs/security/secrets.md). */

@@ -7,3 +7,4 @@ export * from './openai-server';
 export { startNats, type NatsTestServer, type NatsTestServerOptions } from './nats-server';
 export * from './raw-http';
 export { findOrInstallChromium } from './chromium';
+export * from './prometheus-text';

@@ -22,6 +22,7 @@ import {
   type ServiceRuntime,
 } from '@flex/runtime';
 import { callAgent } from './agent.client';
+import { recordAttempt } from './agent-call.metrics';
 import { buildInvocation } from './run/context-builder';
 import { askedSecretFacets, revealSecretInputs } from './run/secret-inputs';
 import { secretFreeOutcome } from './run/secret-free-outcome';
@@ -135,9 +136,7 @@ export class ExecutorHandler {
       } finally {
         clearInterval(heartbeat);
       }
-      this.runtime.metrics.observe('flex.node.duration_ms', outcome.durationMs, {
-        capabilityId: effect.capabilityId,
-      });
+      recordAttempt(this.runtime.metrics, effect.capabilityId, outcome);
       await this.command(event, key, (s) =>
         decision(decideInvocation(s, effect.nodeId, effect.attempt, outcome, this.retry)),
       );
@@ -211,10 +210,6 @@ export class ExecutorHandler {
     if (!result.duplicate && needsRegistry(result.decision)) {
       const fallbacks = await this.activeRegistrations(event);
       result = await this.command(event, key, (s) => decide(s, fallbacks));
-    }
-    for (const e of result.appended) {
-      if (e.type === 'complete') this.runtime.metrics.inc('flex.run.status', { status: 'completed' });
-      if (e.type === 'run_failed') this.runtime.metrics.inc('flex.run.status', { status: 'failed' });
     }
     return { decision: result.decision, duplicate: result.duplicate };
   }

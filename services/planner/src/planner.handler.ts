@@ -20,6 +20,7 @@ import {
 } from '@flex/run-model';
 import {
   activeRegistrations,
+  boundedLabel,
   fetchCapabilitySnapshot,
   loadState,
   RUNTIME,
@@ -89,8 +90,11 @@ export class PlannerHandler {
     // An LLM call can outlast the ack deadline: keep the delivery ours while the planner works.
     const heartbeat = setInterval(() => ctx?.getDelivery().working(), WORKING_INTERVAL_MS);
     const result = await this.plan(input, request).finally(() => clearInterval(heartbeat));
-    metrics.inc('flex.planner.requests', { planner: plannerId });
-    metrics.observe('flex.planner.duration_ms', clock.now().getTime() - started, { planner: plannerId });
+    const planner = boundedLabel(plannerId);
+    metrics.observe(
+      { family: 'planDraftDuration', labels: { planner } },
+      (clock.now().getTime() - started) / 1000,
+    );
     return { kind: 'planned', result, registry: registrySnapshotOf(active), known: knownOf(snapshot) };
   }
 

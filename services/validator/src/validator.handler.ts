@@ -19,10 +19,10 @@ export class ValidatorHandler {
   /** plan_drafted → prove the draft against the contract and the live registry (plan_generated, plan_updated or plan_rejected). */
   @EventPattern('plan_drafted')
   async onPlanDrafted(@Payload() event: StoredEvent): Promise<void> {
-    const { store, messaging, prefix, config, metrics } = this.runtime;
+    const { store, messaging, prefix, config } = this.runtime;
     const snapshot = await fetchCapabilitySnapshot(messaging, prefix);
     const active = activeRegistrations(snapshot);
-    const result = await runCommand({
+    await runCommand({
       store,
       streamId: event.streamId,
       fold: { initialState: initialValidatorState, evolve: evolveValidator },
@@ -42,9 +42,5 @@ export class ValidatorHandler {
       ids: this.runtime.ids,
       cache: this.runtime.streamStates,
     });
-    for (const e of result.appended) {
-      if (e.type === 'plan_generated' || e.type === 'plan_updated') metrics.inc('flex.planner.generated');
-      if (e.type === 'plan_rejected') metrics.inc('flex.planner.rejections');
-    }
   }
 }

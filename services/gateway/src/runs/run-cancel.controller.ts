@@ -45,7 +45,6 @@ export class RunCancelController {
     const appended = await runControlCommand(this.runtime, streamId, by, (state) =>
       decideCancel(state, { runId, by, reason }),
     );
-    if (appended.length) this.runtime.metrics.inc('flex.run.status', { status: 'cancelled' });
     const cancelled = appended.find((e) => e.type === 'run_cancelled') ?? (await this.storedCancel(streamId));
     return {
       ok: true,

@@ -55,7 +55,7 @@ export function openSse(res: Response): void {
  * source and the cursor is the run's stream version, so each event is sent once and in order
  * whatever the bus does: bus notifications only ring a bell ("read again"), and a slow re-read
  * covers a missed one. Nothing ends the loop but the end rule, the client, or an error.
- * `flex.sse.streams_opened` minus `flex.sse.streams_closed` is the number of live streams.
+ * `flex_sse_clients` is the number of live streams; `flex_sse_streams_closed_total` says why they ended.
  */
 export async function followRun(
   runtime: ServiceRuntime,
@@ -66,7 +66,7 @@ export async function followRun(
   const bell = new Doorbell();
   res.on('close', bell.ring);
   const unwatch = await runtime.bus.watch(streamId, bell.ring);
-  runtime.metrics.inc('flex.sse.streams_opened');
+  runtime.metrics.sseClients(1);
   const stall = {
     maxBufferBytes: runtime.config.FLEX_LIMIT_SSE_BUFFER_BYTES,
     graceMs: runtime.config.FLEX_LIMIT_SSE_STALL_MS,
@@ -78,7 +78,8 @@ export async function followRun(
     unwatch();
     res.off('close', bell.ring);
     if (!res.writableEnded) res.end();
-    runtime.metrics.inc('flex.sse.streams_closed', { reason });
+    runtime.metrics.sseClients(-1);
+    runtime.metrics.count({ family: 'sseClosed', labels: { reason } });
   }
 }
 

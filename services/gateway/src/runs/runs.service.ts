@@ -58,8 +58,8 @@ export class RunsService {
    * Validate and normalize the envelope, then append `start` and the first `plan_requested`.
    * A bad envelope is a 400 naming the path and changes nothing. The same Idempotency-Key from the
    * same principal starts one run, however often it is sent (and counts once in
-   * `flex.run.started`). A principal's starts take turns, so its working runs are counted
-   * (FLEX_LIMIT_RUNS_PER_TOKEN) with every earlier start already appended. Secrets are the
+   * `flex_runs_started_total`, which counts each `start` committed). A principal's starts take turns,
+   * so its working runs are counted (FLEX_LIMIT_RUNS_PER_TOKEN) with every earlier start already appended. Secrets are the
    * normalizer's first pass (the choke point): their values go to the secret store before `start`
    * is appended, and nothing after this line sees them.
    */
@@ -76,7 +76,6 @@ export class RunsService {
       await this.admitWorkingRun(request.principal);
       const normalized = validEnvelope(request.body, this.secretKeyPattern);
       const duplicate = await this.append(request, runId, key, normalized);
-      if (!duplicate) this.runtime.metrics.inc('flex.run.started');
       return { runId, streamId, duplicate };
     });
   }

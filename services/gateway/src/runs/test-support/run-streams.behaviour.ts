@@ -70,10 +70,12 @@ async function within<T>(ms: number, what: string, promise: Promise<T>): Promise
   }
 }
 
-/** `flex_sse_streams_closed{reason="…"}` on the gateway's /metrics (0 before the first). */
+/** `flex_sse_streams_closed_total{reason="…"}` on the gateway's /metrics (0 before the first). */
 async function streamsClosed(client: FlexClient, reason: string): Promise<number> {
   const text = await (await fetch(`${client.baseUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`flex_sse_streams_closed{reason="${reason}"} `));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith(`flex_sse_streams_closed_total{reason="${reason}"} `));
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
