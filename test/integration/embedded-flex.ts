@@ -5,14 +5,17 @@ import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/e
 /**
  * The whole embedded system (gateway, registry, planner, validator, executor, reference agents) in
  * this process, in memory, for one describe block: started before its tests, closed after them.
- * `client()` speaks HTTP to it with a `client` token.
+ * `client()` speaks HTTP to it with a `client` token; `env` adds configuration.
  */
-export function useEmbeddedFlex(token: string): { flex: () => EmbeddedFlex; client: () => FlexClient } {
+export function useEmbeddedFlex(
+  token: string,
+  env: Record<string, string> = {},
+): { flex: () => EmbeddedFlex; client: () => FlexClient } {
   let flex: EmbeddedFlex | undefined;
   let client: FlexClient | undefined;
   beforeAll(async () => {
     flex = await startEmbedded({
-      config: loadConfig({ FLEX_API_TOKENS: `${token}:client`, FLEX_LOG_LEVEL: 'silent', PORT: '0' }),
+      config: loadConfig({ FLEX_API_TOKENS: `${token}:client`, FLEX_LOG_LEVEL: 'silent', PORT: '0', ...env }),
       dataDir: null,
       agents: true,
     });

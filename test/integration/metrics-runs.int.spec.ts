@@ -1,15 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig } from '@flex/runtime';
-import {
-  FlexClient,
-  parsePrometheusText,
-  sampleSum,
-  waitFor,
-  type Frame,
-  type PromScrape,
-} from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { parsePrometheusText, sampleSum, waitFor, type Frame, type PromScrape } from '@flex/testing';
+import { useEmbeddedFlex } from './embedded-flex';
 
 const TOKEN = 'metrics-runs-client';
 const sample = () => JSON.parse(readFileSync(join(__dirname, '../../examples/envelope.json'), 'utf8'));
@@ -21,27 +13,11 @@ const types = (frames: Frame[]) => frames.map((f) => f.type);
  * The embedded system over HTTP (PGlite, in-process bus); scrapes of its real `GET /metrics`.
  */
 describe('run metrics (embedded)', () => {
-  let flex: EmbeddedFlex;
-  let client: FlexClient;
-
-  beforeAll(async () => {
-    flex = await startEmbedded({
-      // One attempt: the first draft the validator refuses fails the run (validator's run_failed).
-      config: loadConfig({
-        FLEX_API_TOKENS: `${TOKEN}:client`,
-        FLEX_LOG_LEVEL: 'silent',
-        PORT: '0',
-        FLEX_MAX_PLAN_ATTEMPTS: '1',
-      }),
-      dataDir: null,
-      agents: true,
-    });
-    client = new FlexClient(flex.url, TOKEN);
-  }, 60_000);
-  afterAll(() => flex?.close());
+  // One attempt: the first draft the validator refuses fails the run (the validator's run_failed).
+  const embedded = useEmbeddedFlex(TOKEN, { FLEX_MAX_PLAN_ATTEMPTS: '1' });
 
   const scrape = async (): Promise<PromScrape> =>
-    parsePrometheusText(await (await fetch(`${flex.url}/metrics`)).text());
+    parsePrometheusText(await (await fetch(`${embedded.flex().url}/metrics`)).text());
 
   /** Every counter and histogram count, for before/after deltas. */
   const totals = (s: PromScrape) => ({
@@ -55,7 +31,7 @@ describe('run metrics (embedded)', () => {
   /** Runs a start to its end, then waits until its run duration is observed (looked up after commit). */
   const runToEnd = async (envelope: unknown, headers?: Record<string, string>) => {
     const before = await scrape();
-    const result = await client.runStream(envelope, headers);
+    const result = await embedded.client().runStream(envelope, headers);
     expect(result.status).toBe(200);
     const after = await waitFor(
       async () => {
@@ -139,7 +115,7 @@ describe('run metrics (embedded)', () => {
   it('a start sent twice with one Idempotency-Key is one run: started and completed once', async () => {
     const key = { 'Idempotency-Key': 'metrics-runs-once' };
     const { before, after, runId } = await runToEnd(sample(), key);
-    const again = await client.runStream(sample(), key);
+    const again = await embedded.client().runStream(sample(), key);
     expect(again.runId).toBe(runId);
     expect(types(again.frames).at(-1)).toBe('complete');
     expect(delta(before, await scrape())).toEqual(delta(before, after));
