@@ -4,6 +4,8 @@ import { listDeadLetters, type StoredDeadLetter, type StoredEvent } from '@flex/
 import {
   createTestDatabase,
   natsTestUrl,
+  parsePrometheusText,
+  sampleSum,
   testPrefix,
   waitFor,
   type Frame,
@@ -110,12 +112,23 @@ describe.each<[string, () => Harness]>([
     (await listDeadLetters(h.flex.runtime.database.db, { consumer: POISON_CONSUMER })).filter(
       (d) => d.event.streamId === `run-${runId}`,
     );
+  /** The samples of `name` on this Flex's /metrics whose labels include `labels`, summed. */
+  const metric = async (name: string, labels: Record<string, string>): Promise<number> =>
+    sampleSum(parsePrometheusText(await h.flex.runtime.metrics.render()), name, labels);
   const start = (types: readonly string[], runtime: unknown[] = []) => {
     const envelope = envelopeWithPolicies(runtime);
     return h.client.start({ ...envelope, objective: poisoned(String(envelope.objective), types) });
   };
 
   it('a run waiting for a human whose messages no handler can take: run_failed dead_lettered, once for two dead letters', async () => {
+    const consumer = { consumer: POISON_CONSUMER };
+    const counts = () =>
+      Promise.all([
+        metric('flex_bus_dead_letters_total', consumer),
+        metric('flex_bus_redeliveries_total', consumer),
+        metric('flex_runs_failed_total', { reason: 'dead_lettered' }),
+      ]);
+    const before = await counts();
     const run = await start(['policy_triggered', 'hitl_request'], [REVIEW]);
     const frames = await ended(run);
     const failed = frames[frames.length - 1];
@@ -148,6 +161,13 @@ describe.each<[string, () => Harness]>([
     expect(stored[stored.length - 1].type).toBe('run_failed');
     const detail = (await h.client.json('GET', `/api/v1/flex/runs/${run.runId}`)).body;
     expect(detail.run).toMatchObject({ status: 'failed', failure: { code: 'dead_lettered' } });
+    // On /metrics: two dead letters, each after two redeliveries (3 deliveries), one failed run.
+    const [deadLetters, redeliveries, failedRuns] = (await counts()).map((n, i) => n - before[i]);
+    expect({ deadLetters, redeliveries, failedRuns }).toEqual({
+      deadLetters: 2,
+      redeliveries: 4,
+      failedRuns: 1,
+    });
   }, 90_000);
 
   it('the node is named when the message has one; every node_start dead-letters, the run fails once', async () => {
