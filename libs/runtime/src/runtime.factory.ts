@@ -20,7 +20,7 @@ import { configureEvaluationBudget } from '@flex/logic';
 import { sql, type Migration } from 'kysely';
 import { randomIds, systemClock } from './clock';
 import type { FlexConfig } from './config';
-import { createLogger } from './logger';
+import { createLogger, type Logger } from './logger';
 import { natsAuthOf } from './nats-auth';
 import { Readiness } from './readiness';
 import { isFlexService, SERVICE_ROLES } from './nats/service-roles';
@@ -53,7 +53,7 @@ export async function createDistributedRuntime(
   const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
   const database = await createDatabase({ url: config.FLEX_DATABASE_URL });
   await migrateToLatest(database.db, options.migrations);
-  const metrics = createMetrics(config, options.service, database);
+  const metrics = createMetrics(config, options.service, database, logger);
   const nc = await connect(
     natsConnectionOptions(config.FLEX_NATS_URL, `flex-${options.service}`, natsAuthOf(config)),
   );
@@ -106,7 +106,7 @@ export async function createEmbeddedRuntime(
     config.FLEX_DATABASE_URL ? { url: config.FLEX_DATABASE_URL } : { dataDir },
   );
   await migrateToLatest(database.db, options.migrations);
-  const metrics = createMetrics(config, options.service, database);
+  const metrics = createMetrics(config, options.service, database, logger);
   let bus: EventBus;
   let store: EventStore;
   let messaging;
@@ -199,8 +199,14 @@ function baseRuntime(
 }
 
 /** The process's metrics, projection lag read from its database at each collection. */
-function createMetrics(config: FlexConfig, service: string, database: FlexDatabase): FlexMetrics {
-  const metrics = new FlexMetrics({ service, ...metricsSettings(config) });
+function createMetrics(
+  config: FlexConfig,
+  service: string,
+  database: FlexDatabase,
+  logger: Logger,
+): FlexMetrics {
+  const onCollectErrors = (errors: unknown[]) => logger.warn('metrics collected with errors', { errors });
+  const metrics = new FlexMetrics({ service, ...metricsSettings(config), onCollectErrors });
   metrics.watchGauges(projectionLag(database.db));
   return metrics;
 }

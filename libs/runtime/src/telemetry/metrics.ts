@@ -47,8 +47,13 @@ export class FlexMetrics {
   readonly #sseClients: UpDownCounter;
   readonly #gauges = new Map<FamilyKey, Observable>();
   readonly #gaugeSources: GaugeSource[] = [];
+  readonly #onCollectErrors: (errors: unknown[]) => void;
 
-  constructor(settings: MetricsSettings & { service: string }) {
+  /** `onCollectErrors`: what failed while collecting (a gauge's query); the rest is still served. */
+  constructor(
+    settings: MetricsSettings & { service: string; onCollectErrors?: (errors: unknown[]) => void },
+  ) {
+    this.#onCollectErrors = settings.onCollectErrors ?? (() => undefined);
     this.#prometheus = new PrometheusExporter({ preventServerStart: true });
     const readers: IMetricReader[] = [this.#prometheus];
     if (settings.otlp)
@@ -90,7 +95,8 @@ export class FlexMetrics {
 
   /** The Prometheus text of every family (text format 0.0.4). */
   async render(): Promise<string> {
-    const { resourceMetrics } = await this.#prometheus.collect();
+    const { resourceMetrics, errors } = await this.#prometheus.collect();
+    if (errors.length > 0) this.#onCollectErrors(errors);
     return this.#serializer.serialize(withZeroFamilies(resourceMetrics, Object.values(FAMILIES)));
   }
 
