@@ -65,7 +65,8 @@ export class FlexMetrics {
         }),
       );
     this.#provider = new MeterProvider({
-      resource: resourceFromAttributes({ 'service.name': `flex-${settings.service}` }),
+      // `flex` for the embedded system, `flex-<service>` for a distributed service.
+      resource: resourceFromAttributes({ 'service.name': serviceName(settings.service) }),
       readers,
     });
     const meter = this.#provider.getMeter('flex');
@@ -127,6 +128,10 @@ export class FlexMetrics {
       }
     }
   }
+}
+
+function serviceName(service: string): string {
+  return service === 'flex' ? 'flex' : `flex-${service}`;
 }
 
 function describe(f: Family): { description: string; unit: string; valueType: ValueType } {
