@@ -4,6 +4,8 @@ import {
   FlexClient,
   freePort,
   natsTestUrl,
+  parsePrometheusText,
+  sampleSum,
   startNodeProcess,
   testPrefix,
   waitFor,
@@ -21,6 +23,7 @@ describe('distributed mode (separate processes)', () => {
   const procs: ManagedProcess[] = [];
   let db: { url: string; drop(): Promise<void> };
   let gatewayPort: number;
+  const ports: Record<string, number> = {};
   const logs = () => procs.map((p) => `--- ${p.name} ---\n${p.output().slice(-4000)}`).join('\n');
 
   beforeAll(async () => {
@@ -36,6 +39,7 @@ describe('distributed mode (separate processes)', () => {
     for (const name of SERVICES) {
       const port = await freePort();
       if (name === 'gateway') gatewayPort = port;
+      ports[name] = port;
       const proc = startNodeProcess(
         name,
         join(ROOT, `services/${name}/dist/main.js`),
@@ -88,4 +92,22 @@ describe('distributed mode (separate processes)', () => {
     );
     expect(detail.nodes.filter((n: any) => n.status === 'completed').length).toBeGreaterThanOrEqual(2);
   }, 60_000);
+
+  it('counts that run once across the processes: started where start committed, completed where complete did', async () => {
+    const scrapes = Object.fromEntries(
+      await Promise.all(
+        SERVICES.map(async (name) => {
+          const text = await (await fetch(`http://127.0.0.1:${ports[name]}/metrics`)).text();
+          return [name, parsePrometheusText(text)] as const;
+        }),
+      ),
+    );
+    const per = (metric: string) =>
+      Object.fromEntries(SERVICES.map((n) => [n, sampleSum(scrapes[n], metric)]));
+    const only = (service: string) => Object.fromEntries(SERVICES.map((n) => [n, n === service ? 1 : 0]));
+    expect(per('flex_runs_started_total')).toEqual(only('gateway'));
+    expect(per('flex_runs_completed_total')).toEqual(only('executor'));
+    expect(sampleSum(scrapes.planner, 'flex_plan_draft_duration_seconds_count')).toBe(1);
+    expect(sampleSum(scrapes.executor, 'flex_node_duration_seconds_count')).toBeGreaterThanOrEqual(2);
+  });
 });
