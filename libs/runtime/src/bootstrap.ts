@@ -6,6 +6,7 @@ import { bindHost, loadConfig } from './config';
 import { failRunOfDeadLetter } from './dead-letter';
 import type { ServiceRuntime } from './runtime';
 import { createDistributedRuntime, type RuntimeOptions } from './runtime.factory';
+import { nestLogger } from './telemetry/nest-logger';
 
 export interface ServiceDefinition {
   name: string;
@@ -54,7 +55,7 @@ export async function startDistributedService(definition: ServiceDefinition): Pr
     service: definition.name,
     migrations: definition.migrations,
   });
-  const app = await NestFactory.create(definition.module(runtime), { logger: ['error', 'warn'] });
+  const app = await NestFactory.create(definition.module(runtime), { logger: nestLogger(runtime.logger) });
   // Keeps a handler's error code and retryable flag visible to the transport (Nest would hide them).
   app.useGlobalFilters(new FlexEventErrorFilter());
   if (definition.consumesEvents) {
