@@ -1,4 +1,5 @@
 import type { AgentInvocation } from '@flex/agent-sdk';
+import { trace } from '@opentelemetry/api';
 import { agentInvokeSubject } from '@flex/bus';
 import type { PlanNode } from '@flex/contracts';
 import { defaultFacetCompiler } from '@flex/facets';
@@ -19,12 +20,15 @@ export async function callAgent(
   runtime: Pick<ServiceRuntime, 'messaging' | 'prefix' | 'config' | 'logger'>,
   invocation: AgentInvocation,
   node: PlanNode,
+  traceparent?: string,
 ): Promise<InvokeOutcome> {
+  // Trace ids: the active span's when there is one, else those of the node_start it answers.
   const about = {
     runId: invocation.runId,
     nodeId: invocation.nodeId,
     capabilityId: invocation.capabilityId,
     attempt: invocation.attempt,
+    ...(traceparent && !trace.getActiveSpan() ? { traceparent } : {}),
   };
   runtime.logger.info('dispatch start', { event: DISPATCH_LOG_NAMES.start, ...about });
   const outcome = await askAgent(runtime, invocation, node);

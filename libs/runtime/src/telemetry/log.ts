@@ -23,7 +23,10 @@ export interface LoggerOptions {
   /** The `service` field of every line (`gateway`, `executor`…, `flex` for the embedded process). */
   service: string;
   level: LogLevel;
-  /** Where the JSON lines go: stdout unless given (tests pass their own). */
+  /**
+   * Where the JSON lines go: `process.stdout` unless given (synchronous for files and pipes on
+   * Linux, so a line written before `process.exit` is not lost; tests pass their own).
+   */
   destination?: DestinationStream;
 }
 
@@ -44,7 +47,7 @@ export function createLogger(options: LoggerOptions): Logger {
       serializers: { err: pino.stdSerializers.err, error: pino.stdSerializers.err },
       mixin: activeSpanIds,
     },
-    options.destination ?? pino.destination({ dest: 1, sync: true }),
+    options.destination ?? process.stdout,
   );
   return wrap(root);
 }

@@ -1,5 +1,4 @@
 import { runLogSubject, type Messaging } from '@flex/bus';
-import pino from 'pino';
 import type { FlexConfig } from '../config';
 import { createLogger, type Logger } from './log';
 import { RunLogTap } from './log-tap';
@@ -16,7 +15,7 @@ export interface ProcessLog {
  * exists (fire and forget: a line nobody reads, or one NATS refuses, is simply gone).
  */
 export function createProcessLog(config: FlexConfig, service: string): ProcessLog {
-  const tap = new RunLogTap(pino.destination({ dest: 1, sync: true }), config.FLEX_LOG_FRAME_LEVEL);
+  const tap = new RunLogTap(process.stdout, config.FLEX_LOG_FRAME_LEVEL);
   const logger = createLogger({ service, level: config.FLEX_LOG_LEVEL, destination: tap });
   return {
     logger,
