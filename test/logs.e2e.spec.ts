@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { connect, type NatsConnection } from 'nats';
 import { startAgent, type AgentHandle } from '@flex/agent-sdk';
 import { NatsMessaging } from '@flex/bus';
@@ -274,11 +276,7 @@ describe('structured logs: embedded (npm start as one process)', () => {
     expect(parseSse(watcher).map((f) => f.id)).toEqual(events.map((f) => f.id));
 
     // The banner the user reads is plain text; everything else is a JSON line.
-    const printed = flex.stdout
-      .join('')
-      .split('\n')
-      .filter((l) => l !== '' && !/^(Flex is ready| {2})/.test(l));
-    const lines = printed.map((l) => JSON.parse(l) as Line);
+    const lines = jsonOf(flex);
     for (const event of [
       'flex_plan_requested',
       'flex_node_complete',
@@ -293,4 +291,40 @@ describe('structured logs: embedded (npm start as one process)', () => {
     );
     for (const f of frames) expect(lines).toContainEqual(f);
   }, 90_000);
+
+  it('the CLI is unaffected by log frames: `flex run --json` prints events only, `flex replay --verify` holds', async () => {
+    const file = join(dataDir, 'envelope.json');
+    writeFileSync(file, JSON.stringify(withEmitPolicy(sampleEnvelope())));
+    const env = { ...process.env, FLEX_URL: baseUrl, FLEX_TOKEN: TOKEN };
+    const cli = (...args: string[]) =>
+      promisify(execFile)(process.execPath, [join(ROOT, 'bin/flex.js'), ...args], { cwd: ROOT, env });
+    const run = await cli('run', file, '--json');
+    const printed = run.stdout
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Line);
+    expect(printed.at(-1)).toMatchObject({ type: 'complete', position: expect.any(Number) });
+    for (const frame of printed) {
+      expect(frame).toMatchObject({
+        type: expect.any(String),
+        id: expect.any(String),
+        position: expect.any(Number),
+      });
+      expect(frame).not.toHaveProperty('msg');
+    }
+    const runId = printed[0].runId as string;
+    // The run's lines were flowing while the CLI followed it (this process logs at info).
+    expect(named(jsonOf(flex), runId, 'flex_node_complete').length).toBeGreaterThan(0);
+    const replay = await cli('replay', runId, '--verify');
+    expect(replay.stderr).toMatch(/verify: ok/);
+  }, 90_000);
 });
+
+/** The JSON lines of `npm start`'s stdout (its ready banner left out). */
+function jsonOf(p: Printing): Line[] {
+  return p.stdout
+    .join('')
+    .split('\n')
+    .filter((l) => l !== '' && !/^(Flex is ready| {2})/.test(l))
+    .map((l) => JSON.parse(l) as Line);
+}
