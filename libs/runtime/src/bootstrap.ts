@@ -1,6 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FlexEventErrorFilter, FlexEventsTransport } from '@flex/bus';
+import { runIdFromStreamId } from '@flex/contracts';
 import { recordDeadLetter } from '@flex/event-store';
 import { bindHost, loadConfig } from './config';
 import { failRunOfDeadLetter } from './dead-letter';
@@ -36,6 +37,8 @@ export function eventsTransport(
         consumer: dead.consumer,
         eventId: dead.event.id,
         type: dead.event.type,
+        runId: runIdFromStreamId(dead.event.streamId),
+        traceparent: dead.event.metadata.traceparent,
         reason: dead.reason,
       });
       await recordDeadLetter(runtime.database.db, dead);

@@ -24,8 +24,8 @@ const RANK: Record<LogLevel, number> = {
 /**
  * The destination of a process's log lines: every line goes to `out` (stdout); a line about a run
  * (it has a `runId`) at `minLevel` or above is also handed, parsed, to the attached target, which
- * publishes it for the run's SSE readers (live only: nothing stores it). Only lines written reach a
- * target, so FLEX_LOG_LEVEL bounds what streams carry too.
+ * publishes it for the run's SSE readers (live only: nothing stores it), without error stacks. Only
+ * lines written reach a target, so FLEX_LOG_LEVEL bounds what streams carry too.
  */
 export class RunLogTap implements DestinationStream {
   private target: ((line: RunLogLine) => void) | undefined;
@@ -52,13 +52,19 @@ export class RunLogTap implements DestinationStream {
   }
 }
 
+/** The line, parsed, if it is about a run; an error's stack stays in the process's log (not the client's). */
 function runLogLine(text: string): RunLogLine | undefined {
+  let line: Partial<RunLogLine>;
   try {
-    const line = JSON.parse(text) as Partial<RunLogLine>;
-    return typeof line.runId === 'string' && typeof line.level === 'string' && line.level in RANK
-      ? (line as RunLogLine)
-      : undefined;
+    line = JSON.parse(text) as Partial<RunLogLine>;
   } catch {
     return undefined;
   }
+  if (typeof line.runId !== 'string' || typeof line.level !== 'string' || !(line.level in RANK))
+    return undefined;
+  for (const key of ['err', 'error']) {
+    const error = line[key];
+    if (error && typeof error === 'object' && 'stack' in error) delete (error as { stack?: unknown }).stack;
+  }
+  return line as RunLogLine;
 }

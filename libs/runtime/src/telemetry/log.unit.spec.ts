@@ -191,6 +191,14 @@ describe('RunLogTap: the lines about a run, for its SSE streams', () => {
     expect(forwarded[0]).toMatchObject({ level: 'warn', runId: 'r1', nodeId: 'n1', service: 'planner' });
   });
 
+  it('a forwarded line keeps an error’s type and message, not its stack (that stays in the process’s log)', () => {
+    const { tap, logger, out, forwarded } = tapped('info');
+    tap.attach((line) => forwarded.push(line));
+    logger.warn('handler failed', { runId: 'r1', err: new Error('boom') });
+    expect(JSON.parse(out[0]).err.stack).toContain('Error: boom');
+    expect(forwarded[0].err).toEqual({ type: 'Error', message: 'boom' });
+  });
+
   it('property: a line is forwarded iff it names a run and its level reaches the tap’s', () => {
     fc.assert(
       fc.property(
