@@ -116,6 +116,13 @@ export default tseslint.config(
     },
   },
   {
+    // Components log through @flex/runtime's logger (JSON lines, docs/OBSERVABILITY.md); only the
+    // CLI's user-facing output (apps/flex/src/cli) and scripts print.
+    files: ['{libs,services,agents}/*/src/**/*.ts', 'apps/flex/src/embedded/**/*.ts'],
+    ignores: SPECS,
+    rules: { 'no-console': 'error' },
+  },
+  {
     // Tests may lean on any and non-null assertions where a fixture is known to hold.
     files: SPECS,
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },

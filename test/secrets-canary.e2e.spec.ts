@@ -8,6 +8,7 @@ import {
   createTestDatabase,
   freePort,
   natsTestUrl,
+  parseLogFrames,
   startNodeProcess,
   testPrefix,
   waitForHttp,
@@ -79,6 +80,8 @@ describe('secrets never leave the choke point: distributed (separate processes)'
       FLEX_NATS_URL: natsTestUrl(),
       FLEX_NATS_PREFIX: prefix,
       FLEX_LOG_LEVEL: 'debug',
+      // Every line about the run also goes out as a live `log` frame: the frames are searched too.
+      FLEX_LOG_FRAME_LEVEL: 'debug',
       FLEX_API_TOKENS: `${TOKEN}:client`,
     };
     const key = generateSecretKey();
@@ -159,6 +162,13 @@ describe('secrets never leave the choke point: distributed (separate processes)'
         [canaries.credential],
       );
     expect(services.get('executor')?.printed.join('')).toMatch(/"level":"(debug|info|warn)"/);
+    // …and the logs and log frames searched hold the run's lines (the leaky attempts' included).
+    const executorLines = services.get('executor')?.printed.join('') ?? '';
+    for (const name of ['flex_capability_dispatch_error', 'flex_validation_failed', 'flex_node_complete'])
+      expect(executorLines).toContain(`"event":"${name}"`);
+    expect(parseLogFrames(runStream).map((f) => f.event)).toEqual(
+      expect.arrayContaining(['flex_capability_dispatch_error', 'flex_validation_failed']),
+    );
     console.info(`distributed: ${describeSearch(sinks, recording.messages.length)}`);
   }, 120_000);
 });

@@ -3,7 +3,7 @@ import { startAgent, type AgentHandle } from '@flex/agent-sdk';
 import { agentInvokeSubject } from '@flex/bus';
 import { listDeadLetters } from '@flex/event-store';
 import { loadConfig } from '@flex/runtime';
-import { createTestDatabase, natsTestUrl, testPrefix, waitFor } from '@flex/testing';
+import { createTestDatabase, natsTestUrl, parseLogFrames, testPrefix, waitFor } from '@flex/testing';
 import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import {
   poisoned,
@@ -153,6 +153,12 @@ describe.each<[string, () => Mode]>([
     ).toBeGreaterThan(0);
     // …and the capture holds this process's logs (the bus logs each poisoned delivery it retries).
     expect(output?.text()).toContain(`poisoned complete of run-${runId}`);
+    // …its structured lines about the run, and the run's stream its live log frames.
+    for (const name of ['flex_capability_dispatch_error', 'flex_validation_failed', 'flex_node_complete'])
+      expect(output?.text()).toContain(`"event":"${name}"`);
+    expect(parseLogFrames(runStream).map((f) => f.event)).toEqual(
+      expect.arrayContaining(['flex_capability_dispatch_error', 'flex_validation_failed']),
+    );
     expect(hitsIn(sinks, allCanaries(canaries))).toEqual([]);
     if (recording) {
       // The one message that must carry it: the invocation of the agent whose facet asks.

@@ -210,6 +210,7 @@ describe('loadAgentConfig', () => {
       ],
       heartbeatIntervalMs: undefined,
       port: undefined,
+      logLevel: 'info',
     });
   });
 
@@ -238,5 +239,9 @@ describe('loadAgentConfig', () => {
     expect(() => loadAgentConfig({ FLEX_NATS_URL: 'nats://x', FLEX_AGENTS: 'Nope.agent' })).toThrow(
       /FLEX_AGENTS/,
     );
+    expect(() => loadAgentConfig({ FLEX_NATS_URL: 'nats://x', FLEX_LOG_LEVEL: 'loud' })).toThrow(
+      /FLEX_LOG_LEVEL: .*"trace"/,
+    );
+    expect(loadAgentConfig({ FLEX_NATS_URL: 'nats://x', FLEX_LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
   });
 });

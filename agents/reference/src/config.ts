@@ -1,4 +1,5 @@
 import type { NatsAuthOptions } from '@flex/bus';
+import { LOG_LEVELS, type LogLevel } from '@flex/runtime';
 import { z } from 'zod';
 import { llmConfigFrom, LlmConfigError, type LlmConfig } from './llm/llm.config';
 import { referenceAgents } from './start-reference-agents';
@@ -41,6 +42,8 @@ const ConfigSchema = z.object({
   FLEX_NATS_TLS_KEY: z.string().optional(),
   /** HTTP port of /healthz and /metrics; no HTTP server when unset. */
   PORT: z.coerce.number().int().min(0).max(65_535).optional(),
+  /** The quietest level written as a JSON line on stdout (as the services: docs/OBSERVABILITY.md). */
+  FLEX_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
 });
 
 export interface AgentProcessConfig {
@@ -53,6 +56,7 @@ export interface AgentProcessConfig {
   port?: number;
   /** Set when FLEX_LLM_BASE_URL is: the agents answer through that API, falling back to their deterministic logic. */
   llm?: LlmConfig;
+  logLevel: LogLevel;
 }
 
 export class AgentConfigError extends Error {
@@ -85,6 +89,7 @@ export function loadAgentConfig(env: NodeJS.ProcessEnv): AgentProcessConfig {
     heartbeatIntervalMs: c.FLEX_AGENT_HEARTBEAT_MS,
     port: c.PORT,
     llm,
+    logLevel: c.FLEX_LOG_LEVEL,
   });
 }
 

@@ -1,4 +1,4 @@
-import { jsonLineLogger } from '@flex/agent-sdk';
+import { createLogger } from '@flex/runtime';
 import { startAgentProcess } from './agent-process';
 import { loadAgentConfig } from './config';
 
@@ -7,11 +7,11 @@ import { loadAgentConfig } from './config';
  * FLEX_NATS_URL, FLEX_NATS_PREFIX (default flex), FLEX_AGENTS (comma list of capability ids,
  * default all), PORT (optional: /healthz and /metrics), FLEX_LLM_BASE_URL / FLEX_LLM_API_KEY /
  * FLEX_LLM_MODEL (optional: answer through an OpenAI-compatible API). SIGTERM/SIGINT drain in-flight
- * invocations, deregister, and exit. One JSON line per event on stderr.
+ * invocations, deregister, and exit. One JSON line per event on stdout, from FLEX_LOG_LEVEL (info).
  */
 async function main(): Promise<void> {
-  const logger = jsonLineLogger({ service: 'agents-reference', pid: process.pid });
   const config = loadAgentConfig(process.env);
+  const logger = createLogger({ service: 'agents-reference', level: config.logLevel });
   const running = await startAgentProcess(config, logger);
   const shutdown = (reason: string, code: number) => {
     running.stop(reason).then(

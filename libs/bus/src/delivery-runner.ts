@@ -1,3 +1,4 @@
+import { runIdFromStreamId } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { retryDelayMs, type ParsedConsumeOptions } from './consume-options';
 import { describe, isRetryable } from './errors';
@@ -145,13 +146,16 @@ class SettlingDelivery implements Delivery {
     this.raw.term();
   }
 
+  /** What a line about this delivery says: the event, and its run and trace (see @flex/runtime's logger). */
   private about(): Record<string, unknown> {
-    const { id, type, streamId } = this.raw.event;
+    const { id, type, streamId, metadata } = this.raw.event;
     return {
       consumer: this.options.durable,
       eventId: id,
       type,
       streamId,
+      runId: runIdFromStreamId(streamId),
+      traceparent: metadata?.traceparent,
       deliveryCount: this.raw.deliveryCount,
     };
   }

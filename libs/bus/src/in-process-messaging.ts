@@ -6,7 +6,7 @@ import {
   RemoteError,
   RequestTimeoutError,
 } from './errors';
-import { consoleBusLogger, type BusLogger } from './logger';
+import { busFallbackLogger, type BusLogger } from './logger';
 import { answer, fromJsonBytes, toJsonBytes, type Reply } from './messaging-codec';
 import { subjectMatches } from './subject-match';
 import type { IncomingRequest, Messaging, RequestOptions } from './types';
@@ -31,7 +31,7 @@ export class InProcessMessaging implements Messaging {
   private closed = false;
 
   constructor(options: { logger?: BusLogger } = {}) {
-    this.logger = options.logger ?? consoleBusLogger;
+    this.logger = options.logger ?? busFallbackLogger;
   }
 
   async request<T = unknown>(subject: string, data: unknown, options: RequestOptions): Promise<T> {

@@ -1,10 +1,7 @@
-/** The little the bus logs: failures it handles on the caller's behalf. */
-export interface BusLogger {
-  warn(message: string, data?: Record<string, unknown>): void;
-  error(message: string, data?: Record<string, unknown>): void;
-}
+import { fallbackLogger, type StoreLogger } from '@flex/event-store';
 
-export const consoleBusLogger: BusLogger = {
-  warn: (message, data) => console.warn(`[flex/bus] ${message}`, data ?? ''),
-  error: (message, data) => console.error(`[flex/bus] ${message}`, data ?? ''),
-};
+/** The little the bus logs: failures it handles on the caller's behalf. */
+export type BusLogger = StoreLogger;
+
+/** When a caller passes no logger: JSON lines on stdout (services pass their own). */
+export const busFallbackLogger: BusLogger = fallbackLogger('flex/bus');

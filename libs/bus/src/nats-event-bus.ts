@@ -16,7 +16,7 @@ import { parseConsumeOptions, type ParsedConsumeOptions } from './consume-option
 import { consumerFilter, supportsMultipleFilters } from './consumer-filter';
 import { BusClosedError, describe, InvalidBusOptionsError, PublishFailedError } from './errors';
 import { decodeEvent, encodeEvent } from './event-codec';
-import { consoleBusLogger, type BusLogger } from './logger';
+import { busFallbackLogger, type BusLogger } from './logger';
 import { natsConnectionOptions, type NatsAuthOptions } from './nats-connection';
 import { NatsPullConsumer } from './nats-pull-consumer';
 import {
@@ -92,7 +92,7 @@ export class NatsEventBus implements EventBus {
         jsm,
         prefix,
         streamName,
-        options.logger ?? consoleBusLogger,
+        options.logger ?? busFallbackLogger,
       );
     } catch (error) {
       if (!options.nc) await nc.close();

@@ -17,7 +17,7 @@ import {
   RequestTimeoutError,
   type WireError,
 } from './errors';
-import { consoleBusLogger, type BusLogger } from './logger';
+import { busFallbackLogger, type BusLogger } from './logger';
 import { answer, ERROR_HEADER, fromJsonBytes, toJsonBytes, type Reply } from './messaging-codec';
 import { natsConnectionOptions, type NatsAuthOptions } from './nats-connection';
 import type { IncomingRequest, Messaging, RequestOptions } from './types';
@@ -39,7 +39,7 @@ export class NatsMessaging implements Messaging {
     private readonly nc: NatsConnection,
     private readonly options: NatsMessagingOptions = {},
   ) {
-    this.logger = options.logger ?? consoleBusLogger;
+    this.logger = options.logger ?? busFallbackLogger;
   }
 
   /** A messaging that owns its own connection, authenticated as `options.auth` says. */

@@ -3,7 +3,7 @@ import { parseConsumeOptions } from './consume-options';
 import { DurableTail, type TailSettings } from './durable-tail';
 import { BusClosedError, describe, InvalidBusOptionsError } from './errors';
 import { LogWindow } from './log-window';
-import { consoleBusLogger, type BusLogger } from './logger';
+import { busFallbackLogger, type BusLogger } from './logger';
 import type { ConsumeOptions, Consumer, DeliveryHandler, EventBus, EventLog } from './types';
 
 export interface StoreBackedEventBusOptions {
@@ -48,7 +48,7 @@ export class StoreBackedEventBus implements EventBus {
       maxPending: options.maxPending ?? 1000,
       rememberAcked: 10_000,
       checkpointDelayMs: options.checkpointDelayMs ?? 50,
-      logger: options.logger ?? consoleBusLogger,
+      logger: options.logger ?? busFallbackLogger,
     };
     for (const [key, value] of Object.entries({ pollIntervalMs, windowSize, ...this.settings })) {
       if (typeof value === 'number' && !(Number.isInteger(value) && value > 0))

@@ -138,3 +138,26 @@ export function registrySubjects(prefix: string): RegistrySubjects {
     assignOwner: `${base}.owner.assign`,
   };
 }
+
+/**
+ * `<prefix>.logs.<service>.<runId>`: a run's log lines from one service, for its SSE readers (core
+ * NATS, live only). The service token lets NATS permissions pin each service to its own lines.
+ */
+export function runLogSubject(prefix: string, service: string, runId: string): string {
+  return `${assertSubjectPrefix(prefix)}.logs.${encodeSubjectToken(service)}.${encodeSubjectToken(runId)}`;
+}
+
+/** Every service's log lines of one run (what a gateway's SSE stream of the run subscribes to). */
+export function runLogsWildcard(prefix: string, runId: string): string {
+  return `${assertSubjectPrefix(prefix)}.logs.*.${encodeSubjectToken(runId)}`;
+}
+
+/** Every run's log lines from one service (what that service may publish). */
+export function serviceLogsWildcard(prefix: string, service: string): string {
+  return `${assertSubjectPrefix(prefix)}.logs.${encodeSubjectToken(service)}.*`;
+}
+
+/** Every log line of every run (what may subscribe to them all). */
+export function logsWildcard(prefix: string): string {
+  return `${assertSubjectPrefix(prefix)}.logs.>`;
+}

@@ -4,7 +4,7 @@ import { InvalidArgumentError } from './errors';
 import { assertCheckpoint } from './checkpoints';
 import type { EventStoreDatabase } from './event-store.table';
 import { GroupCommitter } from './group-commit';
-import { consoleLogger, StoreLogger } from './logger';
+import { storeFallbackLogger, type StoreLogger } from './logger';
 import { deleteOutbox } from './outbox';
 import {
   currentStreamVersion,
@@ -42,11 +42,16 @@ export class EventStore {
   readonly #logger: StoreLogger;
   readonly #groups: GroupCommitter;
 
+  /** Where the store, and the runners reading it (projections, outbox relay), report what they handle. */
+  get logger(): StoreLogger {
+    return this.#logger;
+  }
+
   constructor(db: Kysely<EventStoreDatabase>, options: EventStoreOptions = {}) {
     this.#db = db;
     this.#outbox = options.outbox ?? false;
     this.#afterCommit = options.afterCommit;
-    this.#logger = options.logger ?? consoleLogger;
+    this.#logger = options.logger ?? storeFallbackLogger;
     this.#groups = new GroupCommitter(db, {
       outbox: this.#outbox,
       maxAttempts: options.maxAttempts ?? 5,

@@ -31,5 +31,5 @@ export {
 } from './dead-letters';
 export { createEventLog, type EventLog } from './event-log';
 export { storeSealedSecrets, loadSealedSecrets, type SealedSecret } from './secrets';
-export type { StoreLogger } from './logger';
+export { fallbackLogger, type StoreLogger } from './logger';
 export { typedEvent, payloadOf, type TypedEvent, type TypedEventOf } from './typed-event';

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { InvalidArgumentError } from './errors';
 import type { EventStore } from './event-store';
 import type { EventStoreDatabase } from './event-store.table';
-import { consoleLogger, StoreLogger } from './logger';
+import type { StoreLogger } from './logger';
 import { claimOutbox, releaseOutbox } from './outbox';
 import { Poller } from './poller';
 import { readEventsAt } from './read';
@@ -48,7 +48,7 @@ export class OutboxRelay {
     this.#store = store;
     this.#publish = publish;
     this.#options = parseOptions(options);
-    const logger = options.logger ?? consoleLogger;
+    const logger = options.logger ?? store.logger;
     this.#poller = new Poller(
       async () => (await this.runOnce()) === this.#options.batchSize,
       this.#options.intervalMs,

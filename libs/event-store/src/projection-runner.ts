@@ -3,7 +3,7 @@ import { loadCheckpoint, lockCheckpoint, saveCheckpoint } from './checkpoints';
 import { InvalidArgumentError, ProjectionFailedError } from './errors';
 import type { EventStore } from './event-store';
 import type { EventStoreDatabase } from './event-store.table';
-import { consoleLogger, StoreLogger } from './logger';
+import type { StoreLogger } from './logger';
 import { Poller } from './poller';
 import type { Projection } from './projection';
 import { readAllEvents } from './read';
@@ -42,7 +42,7 @@ export class ProjectionRunner {
     this.#store = store;
     this.#projections = byName(projections);
     this.#batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
-    this.#logger = options.logger ?? consoleLogger;
+    this.#logger = options.logger ?? store.logger;
     this.#poller = new Poller(
       async () => (await this.catchUp(), false),
       positiveInteger('pollMs', options.pollMs ?? 1000),

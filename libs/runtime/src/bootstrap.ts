@@ -1,6 +1,7 @@
 import type { DynamicModule } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FlexEventErrorFilter, FlexEventsTransport } from '@flex/bus';
+import { runIdFromStreamId } from '@flex/contracts';
 import { recordDeadLetter } from '@flex/event-store';
 import { bindHost, loadConfig } from './config';
 import { failRunOfDeadLetter } from './dead-letter';
@@ -8,6 +9,7 @@ import type { ServiceRuntime } from './runtime';
 import { countingRedeliveries } from './telemetry/metrics-bus';
 import { boundedLabel } from './telemetry/metrics-events';
 import { createDistributedRuntime, type RuntimeOptions } from './runtime.factory';
+import { nestLogger } from './telemetry/nest-logger';
 
 export interface ServiceDefinition {
   name: string;
@@ -37,6 +39,8 @@ export function eventsTransport(
         consumer: dead.consumer,
         eventId: dead.event.id,
         type: dead.event.type,
+        runId: runIdFromStreamId(dead.event.streamId),
+        traceparent: dead.event.metadata.traceparent,
         reason: dead.reason,
       });
       await recordDeadLetter(runtime.database.db, dead);
@@ -57,7 +61,7 @@ export async function startDistributedService(definition: ServiceDefinition): Pr
     service: definition.name,
     migrations: definition.migrations,
   });
-  const app = await NestFactory.create(definition.module(runtime), { logger: ['error', 'warn'] });
+  const app = await NestFactory.create(definition.module(runtime), { logger: nestLogger(runtime.logger) });
   // Keeps a handler's error code and retryable flag visible to the transport (Nest would hide them).
   app.useGlobalFilters(new FlexEventErrorFilter());
   if (definition.consumesEvents) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_SECRET_KEY_PATTERN, LIMITS } from '@flex/contracts';
 import { parseSecretKey } from './secrets/secret-cipher';
 import { METRICS_ENV } from './telemetry/metrics-config';
+import { LOG_LEVELS } from './telemetry/log';
 
 const intFromEnv = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -68,7 +69,10 @@ const ConfigSchema = z
     FLEX_REGISTRATIONS_PER_MINUTE: intFromEnv(60),
     FLEX_REGISTRATION_BURST: intFromEnv(100),
     FLEX_API_TOKENS: z.string().optional(),
-    FLEX_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    /** The quietest level written as a JSON line on stdout (docs/OBSERVABILITY.md § Logs). */
+    FLEX_LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+    /** The quietest level of a run's log lines also sent on its SSE streams as `log` frames. */
+    FLEX_LOG_FRAME_LEVEL: z.enum(LOG_LEVELS).default('info'),
     FLEX_MAX_PLAN_ATTEMPTS: intFromEnv(3),
     FLEX_MAX_REPLANS: intFromEnv(3),
     FLEX_MAX_HITL_REQUESTS: intFromEnv(5),

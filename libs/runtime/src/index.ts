@@ -3,7 +3,26 @@ export { Readiness, type CheckResult, type ReadinessReport } from './readiness';
 export { SecretVault, SecretStoreUnavailableError, SecretUnavailableError } from './secrets/secret-vault';
 export { SecretCipher, parseSecretKey, generateSecretKey } from './secrets/secret-cipher';
 export { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
-export { createLogger, type Logger, type LogLevel } from './logger';
+export {
+  createLogger,
+  silentLogger,
+  LOG_LEVELS,
+  type Logger,
+  type LoggerOptions,
+  type LogLevel,
+  type LogData,
+} from './telemetry/log';
+export {
+  DISPATCH_LOG_NAMES,
+  LOG_EVENT_NAMES,
+  STORED_EVENT_LOG_NAMES,
+  logStoredEvents,
+  storedEventFields,
+} from './telemetry/log-events';
+export { RunLogTap, type RunLogLine } from './telemetry/log-tap';
+export { createProcessLog, type ProcessLog } from './telemetry/process-log';
+export { nestLogger } from './telemetry/nest-logger';
+export { traceIdsOf, type TraceIds } from './telemetry/traceparent';
 export { systemClock, randomIds, type Clock, type IdGenerator } from './clock';
 export { FlexMetrics, type Increment, type Measurement, type GaugeReading } from './telemetry/metrics';
 export { FAMILIES, exportedName, type Family } from './telemetry/metrics-families';

@@ -1,3 +1,5 @@
+import { createLogger } from './telemetry/log';
+
 /**
  * Why a process refuses to start that is the user's to fix, not a bug (a bad setting, a data
  * directory in use, a port taken): said in one line, without a stack trace.
@@ -9,6 +11,9 @@ const STARTUP_REFUSALS = new Set([
   'EADDRNOTAVAIL',
   'EACCES',
 ]);
+
+/** Where a process that has no runtime yet (or no longer) says why it stops: one JSON line. */
+const processLog = createLogger({ service: 'flex', level: 'info' });
 
 /**
  * A process entry point: run `start`, then on SIGTERM / SIGINT run the shutdown it returned once and
@@ -24,7 +29,7 @@ export function runProcess(start: () => Promise<() => Promise<void>>): void {
         shutdown().then(
           () => process.exit(0),
           (error) => {
-            console.error(error);
+            processLog.error('shutdown failed', { err: error });
             process.exit(1);
           },
         );
@@ -33,7 +38,10 @@ export function runProcess(start: () => Promise<() => Promise<void>>): void {
       process.once('SIGINT', stop);
     },
     (error) => {
-      console.error(startFailure(error));
+      const failure = startFailure(error);
+      // A refusal is the user's to read (stderr, one line); a bug is a log line with its stack.
+      if (typeof failure === 'string') process.stderr.write(`${failure}\n`);
+      else processLog.fatal('start failed', { err: failure });
       process.exit(1);
     },
   );

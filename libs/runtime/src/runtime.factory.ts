@@ -20,12 +20,14 @@ import { configureEvaluationBudget } from '@flex/logic';
 import { sql, type Migration } from 'kysely';
 import { randomIds, systemClock } from './clock';
 import type { FlexConfig } from './config';
-import { createLogger, type Logger } from './logger';
 import { natsAuthOf } from './nats-auth';
 import { Readiness } from './readiness';
 import { isFlexService, SERVICE_ROLES } from './nats/service-roles';
 import type { ServiceRuntime } from './runtime';
 import { StreamStateCache } from './stream-state-cache';
+import type { Logger } from './telemetry/log';
+import { logStoredEvents } from './telemetry/log-events';
+import { createProcessLog } from './telemetry/process-log';
 import { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
 import { SecretVault } from './secrets/secret-vault';
 import { FlexMetrics } from './telemetry/metrics';
@@ -50,21 +52,26 @@ export async function createDistributedRuntime(
   if (!config.FLEX_DATABASE_URL || !config.FLEX_NATS_URL) {
     throw new Error('distributed mode needs FLEX_DATABASE_URL and FLEX_NATS_URL');
   }
-  const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
+  const log = createProcessLog(config, options.service);
+  const logger = log.logger;
   const database = await createDatabase({ url: config.FLEX_DATABASE_URL });
   await migrateToLatest(database.db, options.migrations);
   const metrics = createMetrics(config, options.service, database, logger);
   const nc = await connect(
     natsConnectionOptions(config.FLEX_NATS_URL, `flex-${options.service}`, natsAuthOf(config)),
   );
-  const bus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
-  const messaging = new NatsMessaging(nc);
+  const bus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX, logger });
+  const messaging = new NatsMessaging(nc, { logger });
   // Runs after an append has committed, so `store` exists by then.
   const publish = async (events: StoredEvent[]) => {
     await bus.publish(events);
     await store.markPublished(events.map((e) => e.position));
   };
-  const store = measuredStore(database.db, metrics, logger, { outbox: true, afterCommit: publish });
+  const store = measuredStore(database.db, metrics, logger, {
+    outbox: true,
+    afterCommit: logged(logger, publish),
+    logger,
+  });
   const relay = new OutboxRelay(database.db, store, publish, {
     intervalMs: 1000,
     minAgeMs: 2000,
@@ -73,6 +80,7 @@ export async function createDistributedRuntime(
     types: isFlexService(options.service) ? SERVICE_ROLES[options.service].publishes : undefined,
   });
   relay.start();
+  const unpublishLogs = log.publishRunLines(messaging, config.FLEX_NATS_PREFIX);
   const runtime = baseRuntime('distributed', config, options.service, {
     database,
     store,
@@ -87,6 +95,7 @@ export async function createDistributedRuntime(
   runtime.onClose(() => database.close());
   runtime.onClose(() => bus.close());
   runtime.onClose(() => messaging.drain());
+  runtime.onClose(unpublishLogs);
   runtime.onClose(() => relay.stop());
   return runtime;
 }
@@ -100,7 +109,8 @@ export async function createEmbeddedRuntime(
   config: FlexConfig,
   options: RuntimeOptions & { dataDir?: string | null },
 ): Promise<ServiceRuntime> {
-  const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
+  const log = createProcessLog(config, options.service);
+  const logger = log.logger;
   const dataDir = options.dataDir === null ? undefined : (options.dataDir ?? `${config.FLEX_DATA_DIR}/pg`);
   const database = await createDatabase(
     config.FLEX_DATABASE_URL ? { url: config.FLEX_DATABASE_URL } : { dataDir },
@@ -113,21 +123,23 @@ export async function createEmbeddedRuntime(
   let nc: Awaited<ReturnType<typeof connect>> | undefined;
   if (config.FLEX_NATS_URL) {
     nc = await connect(natsConnectionOptions(config.FLEX_NATS_URL, 'flex-embedded', natsAuthOf(config)));
-    const natsBus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
+    const natsBus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX, logger });
     bus = natsBus;
-    messaging = new NatsMessaging(nc);
+    messaging = new NatsMessaging(nc, { logger });
     store = measuredStore(database.db, metrics, logger, {
       outbox: false,
-      afterCommit: (events) => natsBus.publish(events),
+      afterCommit: logged(logger, (events) => natsBus.publish(events)),
+      logger,
     });
   } else {
     store = measuredStore(database.db, metrics, logger, {
       outbox: false,
-      afterCommit: (events) => storeBus.publish(events),
+      afterCommit: logged(logger, (events) => storeBus.publish(events)),
+      logger,
     });
-    const storeBus = new StoreBackedEventBus(createEventLog(store, database.db));
+    const storeBus = new StoreBackedEventBus(createEventLog(store, database.db), { logger });
     bus = storeBus;
-    messaging = new InProcessMessaging();
+    messaging = new InProcessMessaging({ logger });
   }
   const keyHome: SecretKeyHome =
     options.dataDir === null ? { kind: 'memory' } : { kind: 'data_dir', dir: config.FLEX_DATA_DIR };
@@ -145,6 +157,7 @@ export async function createEmbeddedRuntime(
   if (nc) runtime.onClose(() => nc.close());
   runtime.onClose(() => bus.close());
   runtime.onClose(() => messaging.drain());
+  runtime.onClose(log.publishRunLines(messaging, config.FLEX_NATS_PREFIX));
   return runtime;
 }
 
@@ -209,6 +222,14 @@ function createMetrics(
   const metrics = new FlexMetrics({ service, ...metricsSettings(config), onCollectErrors });
   metrics.watchGauges(projectionLag(database.db));
   return metrics;
+}
+
+/** After each commit: a log line per event appended here, then the publish (see logStoredEvents). */
+function logged(logger: ServiceRuntime['logger'], publish: (events: StoredEvent[]) => Promise<void>) {
+  return (events: StoredEvent[]) => {
+    logStoredEvents(logger, events);
+    return publish(events);
+  };
 }
 
 /** The NATS connection is open (it reconnects by itself; while it does, the process is not ready). */

@@ -2,7 +2,7 @@ import type { EventBus, Messaging } from '@flex/bus';
 import type { EventStore, FlexDatabase } from '@flex/event-store';
 import type { Clock, IdGenerator } from './clock';
 import type { FlexConfig } from './config';
-import type { Logger } from './logger';
+import type { Logger } from './telemetry/log';
 import type { FlexMetrics } from './telemetry/metrics';
 import type { Readiness } from './readiness';
 import type { StreamStateCache } from './stream-state-cache';

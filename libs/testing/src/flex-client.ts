@@ -150,20 +150,41 @@ async function collectSse(body: ReadableStream<Uint8Array>, frames: Frame[]): Pr
   }
 }
 
-export function parseSse(text: string): Frame[] {
+interface SseBlock {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+function sseBlocks(text: string): SseBlock[] {
   return text
     .split('\n\n')
     .map((block) => block.split('\n').filter((l) => !l.startsWith(':')))
     .filter((lines) => lines.some((l) => l.startsWith('data:')))
     .map((lines) => {
-      const id = lines
-        .find((l) => l.startsWith('id:'))
-        ?.slice(3)
-        .trim();
+      const field = (name: string) =>
+        lines
+          .find((l) => l.startsWith(`${name}:`))
+          ?.slice(name.length + 1)
+          .trim();
       const data = lines
         .filter((l) => l.startsWith('data:'))
         .map((l) => l.slice(5).replace(/^ /, ''))
         .join('\n');
-      return { ...JSON.parse(data), position: Number(id) } as Frame;
+      return { id: field('id'), event: field('event'), data };
     });
+}
+
+/** The run's event frames of an SSE text (live `log` frames, which have no `id:`, left out). */
+export function parseSse(text: string): Frame[] {
+  return sseBlocks(text)
+    .filter((block) => block.id !== undefined)
+    .map((block) => ({ ...JSON.parse(block.data), position: Number(block.id) }) as Frame);
+}
+
+/** The live log lines of an SSE text: `event: log` frames without an `id:` (docs/api.md). */
+export function parseLogFrames(text: string): Array<Record<string, unknown>> {
+  return sseBlocks(text)
+    .filter((block) => block.id === undefined && block.event === 'log')
+    .map((block) => JSON.parse(block.data) as Record<string, unknown>);
 }

@@ -1,9 +1,10 @@
 import type { AgentInvocation } from '@flex/agent-sdk';
+import { trace } from '@opentelemetry/api';
 import { agentInvokeSubject } from '@flex/bus';
 import type { PlanNode } from '@flex/contracts';
 import { defaultFacetCompiler } from '@flex/facets';
 import { nodeOutputErrors } from '@flex/run-model';
-import type { ServiceRuntime } from '@flex/runtime';
+import { DISPATCH_LOG_NAMES, type ServiceRuntime } from '@flex/runtime';
 import { agentLogsOf, facetIssuesOf, usageOf } from './run/agent-reply';
 import type { InvokeOutcome } from './run/invoke.decide';
 
@@ -11,9 +12,39 @@ type Reply = { output?: unknown; usage?: unknown; logs?: unknown };
 
 /**
  * Ask the agent serving `invocation.capabilityId` (request/reply, queue group per capability) and
- * check its answer against the node's contract: what comes back is an outcome, never a throw.
+ * check its answer against the node's contract: what comes back is an outcome, never a throw. Logs
+ * `flex_capability_dispatch_start`, then `…_complete` or `…_error` (its code, never its message:
+ * an agent's words may echo its inputs).
  */
 export async function callAgent(
+  runtime: Pick<ServiceRuntime, 'messaging' | 'prefix' | 'config' | 'logger'>,
+  invocation: AgentInvocation,
+  node: PlanNode,
+  traceparent?: string,
+): Promise<InvokeOutcome> {
+  // Trace ids: the active span's when there is one, else those of the node_start it answers.
+  const about = {
+    runId: invocation.runId,
+    nodeId: invocation.nodeId,
+    capabilityId: invocation.capabilityId,
+    attempt: invocation.attempt,
+    ...(traceparent && !trace.getActiveSpan() ? { traceparent } : {}),
+  };
+  runtime.logger.info('dispatch start', { event: DISPATCH_LOG_NAMES.start, ...about });
+  const outcome = await askAgent(runtime, invocation, node);
+  const result = { ...about, durationMs: outcome.durationMs };
+  if (outcome.ok) runtime.logger.info('dispatch complete', { event: DISPATCH_LOG_NAMES.complete, ...result });
+  else
+    runtime.logger.warn('dispatch error', {
+      event: DISPATCH_LOG_NAMES.error,
+      ...result,
+      code: outcome.error.code,
+      retryable: outcome.error.retryable,
+    });
+  return outcome;
+}
+
+async function askAgent(
   runtime: Pick<ServiceRuntime, 'messaging' | 'prefix' | 'config'>,
   invocation: AgentInvocation,
   node: PlanNode,

@@ -131,7 +131,11 @@ export class ExecutorHandler {
       try {
         // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
         outcome = storableOutcome(
-          await this.invoke(state, node, { ...effect, registration: this.same(registration, effect) }),
+          await this.invoke(state, node, {
+            ...effect,
+            registration: this.same(registration, effect),
+            traceparent: event.metadata.traceparent,
+          }),
         );
       } finally {
         clearInterval(heartbeat);
@@ -151,7 +155,8 @@ export class ExecutorHandler {
     const { config, secrets } = this.runtime;
     const built = buildInvocation(state, node, call.attempt, config.FLEX_AGENT_TIMEOUT_MS);
     const ids = secretRefIds(state.envelope);
-    if (ids.length === 0) return callAgent(this.runtime, { ...built, capabilityId: call.capabilityId }, node);
+    if (ids.length === 0)
+      return callAgent(this.runtime, { ...built, capabilityId: call.capabilityId }, node, call.traceparent);
     const asked = askedSecretFacets(built, call.registration);
     if (asked.refused.length > 0)
       return refusedBeforeCall(
@@ -171,7 +176,9 @@ export class ExecutorHandler {
       asked.facets,
       values,
     );
-    return secretFreeOutcome(await callAgent(this.runtime, invocation, node), [...values.values()]);
+    return secretFreeOutcome(await callAgent(this.runtime, invocation, node, call.traceparent), [
+      ...values.values(),
+    ]);
   }
 
   /**
@@ -287,6 +294,8 @@ interface InvokeCall {
   attempt: number;
   /** What the registry says serves `capabilityId` now (`undefined`: unknown). */
   registration?: CapabilityRegistration;
+  /** The trace of the node_start this call answers (its dispatch log lines carry its ids). */
+  traceparent?: string;
 }
 
 /** An attempt that ends before the agent is called; `retryable` when asking again may help. */

@@ -123,6 +123,8 @@ export class FlexApi {
     options.onOpen?.();
     await readSse(response.body, (message) => {
       const frame = JSON.parse(message.data) as Frame;
+      // A live log line of the run (no `type`, no `id:` of its own) is not an event: not shown.
+      if (message.event === 'log' && frame.type !== 'log') return;
       options.onFrame({ ...frame, position: Number(message.id) });
     });
   }

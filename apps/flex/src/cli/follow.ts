@@ -84,6 +84,8 @@ async function followLeg(
         if (exit !== undefined) return { watch, exit };
         continue;
       }
+      // A frame without an `id:` is a live log line of the run (docs/api.md), not one of its events.
+      if (msg.id === undefined) continue;
       const frame = { ...(JSON.parse(msg.data) as FlexEventFrame), position: Number(msg.id) };
       if (frame.position <= watch.lastPosition) continue;
       watch = watchRun(watch, frame);

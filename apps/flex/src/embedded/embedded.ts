@@ -11,6 +11,7 @@ import {
   bindHost,
   createEmbeddedRuntime,
   eventsTransport,
+  nestLogger,
   type FlexConfig,
   type ServiceRuntime,
 } from '@flex/runtime';
@@ -72,7 +73,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
   try {
     const registry: INestApplicationContext = await NestFactory.createApplicationContext(
       RegistryModule.forRuntime(runtime, { http: false }),
-      { logger: ['error', 'warn'] },
+      { logger: nestLogger(runtime.logger) },
     );
     await registry.init();
     closers.push(() => registry.close());
@@ -97,7 +98,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
     for (const [name, module, concurrency] of consumers) {
       const service: INestMicroservice = await NestFactory.createMicroservice(module(runtime), {
         strategy: eventsTransport(runtime, name, concurrency),
-        logger: ['error', 'warn'],
+        logger: nestLogger(runtime.logger),
       });
       service.useGlobalFilters(new FlexEventErrorFilter());
       await service.listen();

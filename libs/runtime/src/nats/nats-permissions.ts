@@ -3,8 +3,10 @@ import {
   encodeSubjectToken,
   eventsWildcard,
   identityInboxPrefix,
+  logsWildcard,
   registryAgentSubject,
   registrySubjects,
+  serviceLogsWildcard,
   type RegistryAgentVerb,
 } from '@flex/bus';
 import { SERVICE_ROLES, type FlexService, type ServiceRole } from './service-roles';
@@ -45,8 +47,9 @@ export function permissionsFor(name: string, role: NatsRole, layout: NatsLayout)
 }
 
 /**
- * A service publishes its own event types (any stream: `<prefix>.events.*.<type>`), reads replies
- * on its own inbox only, and of the JetStream API uses just what its durable pull consumer needs:
+ * A service publishes its own event types (any stream: `<prefix>.events.*.<type>`) and its runs' log
+ * lines (`<prefix>.logs.<service>.*`), reads replies on its own inbox only (a watcher also reads every
+ * run's events and log lines), and of the JetStream API uses just what its durable pull consumer needs:
  * the stream's info and creation (not its update or deletion), its own consumer's creation, info
  * and next-message requests, and acks of its own consumer's messages.
  */
@@ -59,6 +62,8 @@ function servicePermissions(
   const registry = registrySubjects(prefix);
   const publish = [
     ...role.publishes.map((type) => `${prefix}.events.*.${encodeSubjectToken(type)}`),
+    // Its own runs' log lines, for the SSE streams (core NATS, live only).
+    serviceLogsWildcard(prefix, durable),
     '$JS.API.INFO',
     `$JS.API.STREAM.INFO.${s}`,
     `$JS.API.STREAM.CREATE.${s}`,
@@ -82,7 +87,7 @@ function servicePermissions(
     );
   if (role.invokesAgents) publish.push(`${prefix}.agent.*.invoke`);
   const subscribe = [inbox];
-  if (role.watches) subscribe.push(eventsWildcard(prefix));
+  if (role.watches) subscribe.push(eventsWildcard(prefix), logsWildcard(prefix));
   if (role.servesRegistry)
     subscribe.push(
       registry.registerAll,

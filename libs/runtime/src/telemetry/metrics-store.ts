@@ -9,7 +9,7 @@ import {
   type StoredEvent,
 } from '@flex/event-store';
 import { sql, type Kysely } from 'kysely';
-import type { Logger } from '../logger';
+import type { Logger } from './log';
 import type { FlexMetrics } from './metrics';
 import { measuresOf, type Timing } from './metrics-events';
 

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { projectionsFor } from '@flex/read-models';
-import type { Readiness, ServiceRuntime } from '@flex/runtime';
+import { nestLogger, type Readiness, type ServiceRuntime } from '@flex/runtime';
 import type { ProjectionRunner } from '@flex/event-store';
 import type { NextFunction, Request, Response } from 'express';
 import type { ApiTokens } from '../auth/api-tokens';
@@ -23,7 +23,7 @@ export async function createGatewayApp(
   const app = await NestFactory.create(
     GatewayModule.forRuntime(runtime, tokens),
     new LimitedExpressAdapter(serverLimitsFrom(runtime.config)),
-    { bodyParser: false, logger: ['error', 'warn'] },
+    { bodyParser: false, logger: nestLogger(runtime.logger) },
   );
   const express = app.getHttpAdapter().getInstance();
   express.disable('x-powered-by');

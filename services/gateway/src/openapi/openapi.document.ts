@@ -65,7 +65,8 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
       version: '1',
       description:
         'Errors are `{ error: { code, message, details } }`; a refused request changes nothing. ' +
-        'SSE answers are frames whose `data:` is a FlexEventFrame (`x-flex-event-data`). ' +
+        'SSE answers are frames whose `data:` is a FlexEventFrame (`x-flex-event-data`); an `event: log` ' +
+        'frame without an `id:` line is a live log line of the run, not an event (docs/OBSERVABILITY.md). ' +
         'Limits and their 429s: docs/security/http-limits.md.',
     },
     components: {

@@ -114,3 +114,11 @@ function line(event: LineEvent): string {
 export function sseFrame(event: StoredEvent): string {
   return `id: ${event.position}\nevent: ${event.type}\ndata: ${JSON.stringify(toFrame(event))}\n\n`;
 }
+
+/**
+ * A log line of the run (docs/OBSERVABILITY.md § Logs) as a live `log` frame: the JSON line as the
+ * service wrote it, without an `id:` line, so a client's Last-Event-ID stays the last event's.
+ */
+export function logFrame(line: object): string {
+  return `event: log\ndata: ${JSON.stringify(line)}\n\n`;
+}

@@ -1,10 +1,12 @@
+import { runLogsWildcard } from '@flex/bus';
+import { runIdFromStreamId } from '@flex/contracts';
 import type { EventStore } from '@flex/event-store';
 import type { ServiceRuntime } from '@flex/runtime';
 import type { Response } from 'express';
 import type { Principal } from '../auth/api-tokens';
 import { tooManyRequests } from '../http/api-error';
 import type { ClientLimits } from '../limits/client-limits';
-import { sseFrame } from './event-frame';
+import { logFrame, sseFrame } from './event-frame';
 import { isInternalType, NOTHING_SEEN, observe, stops, type StreamEnd } from './stream-end';
 
 const KEEPALIVE_MS = 15_000;
@@ -72,15 +74,36 @@ export async function followRun(
     graceMs: runtime.config.FLEX_LIMIT_SSE_STALL_MS,
   };
   let reason: StopReason = 'error';
+  const sink = new SseSink(res, stall);
+  const unlog =
+    options.end === 'stored' ? async () => undefined : await forwardLogLines(runtime, streamId, sink);
   try {
-    reason = await pump(runtime.store, streamId, options, new SseSink(res, stall), bell);
+    reason = await pump(runtime.store, streamId, options, sink, bell);
   } finally {
+    await unlog().catch(() => undefined);
     unwatch();
     res.off('close', bell.ring);
     if (!res.writableEnded) res.end();
     runtime.metrics.sseClients(-1);
     runtime.metrics.count({ family: 'sseClosed', labels: { reason } });
   }
+}
+
+/**
+ * The run's log lines, live, as `log` frames between its events (never for `?follow=false`: those
+ * are not stored, so a reader of what is stored gets none). Returns the unsubscribe.
+ */
+async function forwardLogLines(
+  runtime: ServiceRuntime,
+  streamId: string,
+  sink: SseSink,
+): Promise<() => Promise<void>> {
+  const runId = runIdFromStreamId(streamId);
+  if (runId === undefined) return async () => undefined;
+  return runtime.messaging.subscribe(runLogsWildcard(runtime.prefix, runId), ({ data }) => {
+    if (sink.gone || (data as { runId?: unknown } | null)?.runId !== runId) return;
+    void sink.write(logFrame(data as object));
+  });
 }
 
 async function pump(
