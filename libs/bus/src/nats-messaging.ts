@@ -9,6 +9,7 @@ import {
 } from 'nats';
 import {
   BusClosedError,
+  BusDisconnectedError,
   describe,
   MessagingError,
   NoRespondersError,
@@ -34,12 +35,33 @@ export class NatsMessaging implements Messaging {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly logger: BusLogger;
   private closed = false;
+  /** Disconnects seen so far, and whether the connection is down now (see {@link watchConnection}). */
+  private disconnects = 0;
+  private down = false;
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly options: NatsMessagingOptions = {},
   ) {
     this.logger = options.logger ?? consoleBusLogger;
+    void this.watchConnection();
+  }
+
+  /**
+   * Follow the connection's status: a request that timed out while the connection was down (or
+   * went down meanwhile) tells nothing about the responder (BUS_DISCONNECTED, not TIMEOUT).
+   */
+  private async watchConnection(): Promise<void> {
+    try {
+      for await (const status of this.nc.status()) {
+        if (status.type === 'disconnect' || status.type === 'reconnecting') {
+          if (!this.down) this.disconnects++;
+          this.down = true;
+        } else if (status.type === 'reconnect') this.down = false;
+      }
+    } catch {
+      // The status iterator ends with the connection; nothing to follow then.
+    }
   }
 
   /** A messaging that owns its own connection, authenticated as `options.auth` says. */
@@ -55,6 +77,7 @@ export class NatsMessaging implements Messaging {
   async request<T = unknown>(subject: string, data: unknown, options: RequestOptions): Promise<T> {
     this.assertOpen();
     let reply: Msg;
+    const disconnectsBefore = this.disconnects;
     try {
       reply = await this.nc.request(subject, toJsonBytes(data), {
         timeout: options.timeoutMs,
@@ -65,6 +88,9 @@ export class NatsMessaging implements Messaging {
       if (code === ErrorCode.PermissionsViolation)
         throw new PermissionDeniedError(subject, 'publish', { cause });
       if (code === ErrorCode.NoResponders) throw new NoRespondersError(subject, { cause });
+      const wasDown = this.down || this.disconnects !== disconnectsBefore;
+      if (code === ErrorCode.Disconnect || (code === ErrorCode.Timeout && wasDown))
+        throw new BusDisconnectedError(subject, { cause });
       if (code === ErrorCode.Timeout) throw new RequestTimeoutError(subject, options.timeoutMs, { cause });
       throw new MessagingError(
         'REQUEST_FAILED',

@@ -1,5 +1,5 @@
 import type { AgentInvocation } from '@flex/agent-sdk';
-import { agentInvokeSubject } from '@flex/bus';
+import { agentInvokeSubject, isUnreachable } from '@flex/bus';
 import type { PlanNode } from '@flex/contracts';
 import { defaultFacetCompiler } from '@flex/facets';
 import { nodeOutputErrors } from '@flex/run-model';
@@ -11,7 +11,8 @@ type Reply = { output?: unknown; usage?: unknown; logs?: unknown };
 
 /**
  * Ask the agent serving `invocation.capabilityId` (request/reply, queue group per capability) and
- * check its answer against the node's contract: what comes back is an outcome, never a throw.
+ * check its answer against the node's contract: what comes back is an outcome, never a throw. An
+ * agent nobody could reach (no responders; NATS down while asking) is an `unreachable` outcome.
  */
 export async function callAgent(
   runtime: Pick<ServiceRuntime, 'messaging' | 'prefix' | 'config'>,
@@ -46,6 +47,7 @@ function failedCall(error: unknown, durationMs: number): InvokeOutcome {
       message: (e.message ?? String(error)).slice(0, 8000),
       retryable: e.retryable !== false,
     },
+    ...(isUnreachable(error) ? { unreachable: true as const } : {}),
     // The SDK checks its own contracts: a refused input or output comes back with the facet issues.
     ...(issues && e.code === 'invalid_output' ? { outputErrors: issues } : {}),
     ...(issues && e.code === 'invalid_input' ? { inputErrors: issues } : {}),

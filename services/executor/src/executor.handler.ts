@@ -19,6 +19,7 @@ import {
   fetchCapabilitySnapshot,
   RUNTIME,
   runCommand,
+  type CapabilitySnapshot,
   type ServiceRuntime,
 } from '@flex/runtime';
 import { callAgent } from './agent.client';
@@ -26,7 +27,8 @@ import { buildInvocation } from './run/context-builder';
 import { askedSecretFacets, revealSecretInputs } from './run/secret-inputs';
 import { secretFreeOutcome } from './run/secret-free-outcome';
 import { needsRegistry, wakeOf, type ExecutorDecision } from './run/executor.decision';
-import { decideInvocation, type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
+import { type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
+import { decideAttempt, type UnreachableClock } from './run/unreachable.decide';
 import { storableOutcome } from './run/storable-outcome';
 import { decideNodeStart } from './run/node-start.decide';
 import { decideOnEvent, decideReaction, decideTimers } from './run/run.decide';
@@ -60,7 +62,7 @@ export class ExecutorHandler {
   /** The first accepted plan: `onStart` policies, the first nodes, and the run's deadline timer. */
   @EventPattern('plan_generated')
   async onPlanGenerated(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    const reaction = await this.react(event);
+    const reaction = await this.react(event, ctx);
     const timers = await this.command(event, undefined, (s) =>
       decideTimers(s, this.runtime.clock.now(), this.limits),
     );
@@ -69,41 +71,41 @@ export class ExecutorHandler {
 
   @EventPattern('plan_updated')
   async onPlanUpdated(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   /** A replan that found no valid plan: the run goes on with the one it has. */
   @EventPattern('plan_rejected')
   async onPlanRejected(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   @EventPattern('node_complete')
   async onNodeComplete(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   /** A retry that is not due yet comes back through a delayed redelivery of the node_error. */
   @EventPattern('node_error')
   async onNodeError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   @EventPattern('validation_error')
   async onValidationError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   /** An operator decided: run the follow-up action (resume, fail, nested hitl, replan…), then advance. */
   @EventPattern('hitl_resolved')
   async onHitlResolved(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   /** Resumed: the decisions made during the pause take effect, then the run advances. */
   @EventPattern('run_resumed')
   async onRunResumed(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   /**
@@ -114,34 +116,40 @@ export class ExecutorHandler {
   @EventPattern('node_start')
   async onNodeStart(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
     const start = payloadOf(event, 'node_start');
-    const registration = start.capabilityId ? await this.registration(start.capabilityId) : undefined;
+    const registration = start.capabilityId ? await this.registration(ctx, start.capabilityId) : undefined;
     const agentType = registration?.agentType;
     const key = `executor:invoke:${event.id}`;
     const started = await this.command(event, key, (s) =>
       decideNodeStart(s, { start, agentType }, this.limits),
     );
     const { state } = started;
+    const decisions: ExecutorDecision[] = [];
     for (const effect of effectsOf(started.decision, 'invoke')) {
       if (!isPlanned(state)) return;
       const node = state.plan.nodes.find((n) => n.id === effect.nodeId);
       if (!node) return;
-      const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
-      let outcome: InvokeOutcome;
-      try {
-        // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
-        outcome = storableOutcome(
-          await this.invoke(state, node, { ...effect, registration: this.same(registration, effect) }),
-        );
-      } finally {
-        clearInterval(heartbeat);
-      }
-      this.runtime.metrics.observe('flex.node.duration_ms', outcome.durationMs, {
-        capabilityId: effect.capabilityId,
-      });
-      await this.command(event, key, (s) =>
-        decision(decideInvocation(s, effect.nodeId, effect.attempt, outcome, this.retry)),
+      // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
+      const outcome = storableOutcome(
+        await keepingAlive(ctx, () =>
+          this.invoke(state, node, { ...effect, registration: this.same(registration, effect) }),
+        ),
       );
+      if (outcome.ok || !outcome.unreachable)
+        this.runtime.metrics.observe('flex.node.duration_ms', outcome.durationMs, {
+          capabilityId: effect.capabilityId,
+        });
+      const options = { retry: this.retry, unreachable: this.unreachableClock(event, ctx) };
+      const decided = await this.command(event, key, (s) =>
+        decideAttempt(s, effect.nodeId, effect.attempt, outcome, options),
+      );
+      if (wakeOf(decided.decision) !== undefined && !outcome.ok) {
+        const budget = options.unreachable.budgetMs;
+        const message = `${effect.capabilityId} is unreachable (${outcome.error.code}); asking again for up to ${budget} ms before counting a failed attempt`;
+        await this.logOnRun(event, 'executor:log:unreachable', message);
+      }
+      decisions.push(decided.decision);
     }
+    hold(ctx, decisions);
   }
 
   /**
@@ -181,18 +189,18 @@ export class ExecutorHandler {
    * redelivery finds the reaction appended and only moves the run forward (a decision that depends
    * on the run's state alone, so it needs no key: a second one finds nothing to do).
    */
-  private async react(event: StoredEvent): Promise<ExecutorDecision> {
+  private async react(event: StoredEvent, ctx: FlexEventContext): Promise<ExecutorDecision> {
     const options = (fallbacks?: readonly CapabilityRegistration[]) => ({
       limits: this.limits,
       retry: this.retry,
       fallbacks,
     });
     const now = () => this.runtime.clock.now();
-    const first = await this.decideWithRegistry(event, `executor:advance:${event.id}`, (s, f) =>
+    const first = await this.decideWithRegistry(ctx, `executor:advance:${event.id}`, (s, f) =>
       decideReaction(s, event, now(), options(f)),
     );
     if (!first.duplicate) return first.decision;
-    const again = await this.decideWithRegistry(event, undefined, (s, f) =>
+    const again = await this.decideWithRegistry(ctx, undefined, (s, f) =>
       decideOnEvent(s, [], now(), options(f)),
     );
     return again.decision;
@@ -203,13 +211,14 @@ export class ExecutorHandler {
    * to another capability), fetch the snapshot and decide again with it.
    */
   private async decideWithRegistry(
-    event: StoredEvent,
+    ctx: FlexEventContext,
     key: string | undefined,
     decide: (s: RunState, fallbacks?: readonly CapabilityRegistration[]) => ExecutorDecision,
   ): Promise<{ decision: ExecutorDecision; duplicate: boolean }> {
+    const event = ctx.getDelivery().event;
     let result = await this.command(event, key, (s) => decide(s));
     if (!result.duplicate && needsRegistry(result.decision)) {
-      const fallbacks = await this.activeRegistrations(event);
+      const fallbacks = await this.activeRegistrations(ctx);
       result = await this.command(event, key, (s) => decide(s, fallbacks));
     }
     for (const e of result.appended) {
@@ -245,12 +254,14 @@ export class ExecutorHandler {
     });
   }
 
-  /** The registry's active registrations; none when it does not answer (said on the run's log too). */
-  private async activeRegistrations(event: StoredEvent): Promise<CapabilityRegistration[]> {
+  /**
+   * The registry's active registrations; none when it does not answer within the unreachable budget
+   * (said on the run's log too).
+   */
+  private async activeRegistrations(ctx: FlexEventContext): Promise<CapabilityRegistration[]> {
+    const event = ctx.getDelivery().event;
     try {
-      return activeRegistrations(
-        await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix, SNAPSHOT_TIMEOUT_MS),
-      );
+      return activeRegistrations(await this.snapshot(ctx));
     } catch (error) {
       const message = 'registry snapshot unavailable; no fallback capability this time';
       this.runtime.logger.warn(message, { error: String(error), streamId: event.streamId });
@@ -273,17 +284,36 @@ export class ExecutorHandler {
   }
 
   /** Any registration of the capability, active or not: a human capability need not heartbeat. */
-  private async registration(capabilityId: string): Promise<CapabilityRegistration | undefined> {
+  private async registration(
+    ctx: FlexEventContext,
+    capabilityId: string,
+  ): Promise<CapabilityRegistration | undefined> {
     try {
-      const snapshot = await fetchCapabilitySnapshot(
-        this.runtime.messaging,
-        this.runtime.prefix,
-        SNAPSHOT_TIMEOUT_MS,
-      );
+      const snapshot = await this.snapshot(ctx);
       return snapshot.capabilities.find((c) => c.registration.capabilityId === capabilityId)?.registration;
     } catch {
       return undefined;
     }
+  }
+
+  /** The registry's view, waited for while the registry is unreachable (the delivery kept alive meanwhile). */
+  private snapshot(ctx: FlexEventContext): Promise<CapabilitySnapshot> {
+    const { messaging, prefix, config } = this.runtime;
+    return keepingAlive(ctx, () =>
+      fetchCapabilitySnapshot(messaging, prefix, SNAPSHOT_TIMEOUT_MS, config.FLEX_UNREACHABLE_BUDGET_MS),
+    );
+  }
+
+  /** Where the attempt `start` stands in its unreachable budget (measured here, decided on by `decideAttempt`). */
+  private unreachableClock(start: StoredEvent, ctx: FlexEventContext): UnreachableClock {
+    const { clock, config } = this.runtime;
+    return {
+      elapsedMs: Math.max(0, clock.now().getTime() - Date.parse(start.timestamp)),
+      budgetMs: config.FLEX_UNREACHABLE_BUDGET_MS,
+      // One delivery kept in hand for a crash of this executor during the wait.
+      deliveriesLeft: config.FLEX_BUS_MAX_DELIVER - ctx.getDelivery().deliveryCount - 1,
+      jitter: Math.random(),
+    };
   }
 }
 
@@ -297,6 +327,16 @@ interface InvokeCall {
 /** An attempt that ends before the agent is called; `retryable` when asking again may help. */
 function refusedBeforeCall(code: string, message: string, retryable: boolean): InvokeOutcome {
   return { ok: false, durationMs: 0, error: { code, message, retryable } };
+}
+
+/** Run `work`, telling the bus meanwhile that the delivery is still being worked on. */
+async function keepingAlive<T>(ctx: FlexEventContext, work: () => Promise<T>): Promise<T> {
+  const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(heartbeat);
+  }
 }
 
 /** Hold the delivery until the earliest wake-up the decisions ask for (a delayed nak), if any. */
