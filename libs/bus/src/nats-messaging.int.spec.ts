@@ -78,7 +78,18 @@ describe('NatsMessaging when NATS goes away', () => {
         code: 'NO_RESPONDERS',
         retryable: true,
       });
+      let started = false;
+      await agent.serve('agent.slow', {}, async () => {
+        started = true;
+        return new Promise((resolve) => setTimeout(() => resolve({}), 3_000));
+      });
+      const asked = Date.now();
+      const inFlight = asker.request('agent.slow', {}, { timeoutMs: 60_000 }).catch((e: unknown) => e);
+      await waitFor(async () => started, 10_000);
       await server.crash();
+      // Failed as soon as the connection dropped (its reply would be lost), not after the 60 s timeout.
+      expect(await inFlight).toMatchObject({ code: 'BUS_DISCONNECTED', retryable: true });
+      expect(Date.now() - asked).toBeLessThan(20_000);
       const down = await asker.request('agent.echo', { n: 1 }, { timeoutMs: 500 }).catch((e: unknown) => e);
       expect(down).toMatchObject({ code: 'BUS_DISCONNECTED', retryable: true });
       expect(isUnreachable(down)).toBe(true);
