@@ -25,6 +25,8 @@ export interface UnreachableWaitInput {
   jitter: number;
   /** How many more times the caller can ask (e.g. deliveries left before a dead letter); unbounded if unset. */
   triesLeft?: number;
+  /** The first wait (default {@link FIRST_UNREACHABLE_WAIT_MS}). */
+  firstWaitMs?: number;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface UnreachableWaitInput {
 export function nextUnreachableWait(input: UnreachableWaitInput): number | undefined {
   const left = input.budgetMs - input.elapsedMs;
   if (left <= 0 || (input.triesLeft !== undefined && input.triesLeft < 1)) return undefined;
-  const base = Math.max(input.elapsedMs, FIRST_UNREACHABLE_WAIT_MS);
+  const base = Math.max(input.elapsedMs, input.firstWaitMs ?? FIRST_UNREACHABLE_WAIT_MS);
   const jitter = Math.min(Math.max(input.jitter, 0), 1);
   return Math.max(1, Math.min(Math.round(base * (1 + jitter / 2)), left));
 }

@@ -3,7 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { FlexEventContext } from '@flex/bus';
 import { secretRefIds, type CapabilityRegistration, type PlanNode } from '@flex/contracts';
 import { payloadOf, type StoredEvent } from '@flex/event-store';
-import { decision, effectsOf } from '@flex/decider';
+import { decision, effectsOf, NO_DECISION } from '@flex/decider';
 import {
   evolveRun,
   initialRunState,
@@ -20,6 +20,7 @@ import {
   RUNTIME,
   runCommand,
   type CapabilitySnapshot,
+  type CapabilityView,
   type ServiceRuntime,
 } from '@flex/runtime';
 import { callAgent } from './agent.client';
@@ -29,6 +30,7 @@ import { secretFreeOutcome } from './run/secret-free-outcome';
 import { needsRegistry, wakeOf, type ExecutorDecision } from './run/executor.decision';
 import { type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
 import { decideAttempt, type UnreachableClock } from './run/unreachable.decide';
+import { decideWithdrawal, standInOf } from './run/withdrawal.decide';
 import { storableOutcome } from './run/storable-outcome';
 import { decideNodeStart } from './run/node-start.decide';
 import { decideOnEvent, decideReaction, decideTimers } from './run/run.decide';
@@ -150,6 +152,26 @@ export class ExecutorHandler {
       decisions.push(decided.decision);
     }
     hold(ctx, decisions);
+  }
+
+  /**
+   * A human request standing in for an unreachable agent is withdrawn once the registry has seen
+   * that agent again (`decideWithdrawal`); until then it is looked at again later (the delivery is
+   * held with a delayed nak). Any other request is the operator's: nothing to do.
+   */
+  @EventPattern('hitl_request')
+  async onHitlRequest(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
+    const { requestId } = payloadOf(event, 'hitl_request');
+    const { state } = await this.command(event, undefined, () => NO_DECISION);
+    const standIn = standInOf(state, requestId);
+    if (!standIn) return;
+    const seen = await this.capabilityView(standIn.capabilityId);
+    const request = { requestId, raisedAt: event.timestamp };
+    const clock = this.unreachableClock(event, ctx);
+    const withdrawal = await this.command(event, `executor:withdraw:${event.id}`, (s) =>
+      decideWithdrawal(s, request, seen, clock),
+    );
+    hold(ctx, [withdrawal.decision]);
   }
 
   /**
@@ -296,6 +318,17 @@ export class ExecutorHandler {
     }
   }
 
+  /** What the registry says of one capability now (one question: a later look will ask again). */
+  private async capabilityView(capabilityId: string): Promise<CapabilityView | undefined> {
+    const { messaging, prefix } = this.runtime;
+    try {
+      const snapshot = await fetchCapabilitySnapshot(messaging, prefix, SNAPSHOT_TIMEOUT_MS);
+      return snapshot.capabilities.find((c) => c.registration.capabilityId === capabilityId);
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The registry's view, waited for while the registry is unreachable (the delivery kept alive meanwhile). */
   private snapshot(ctx: FlexEventContext): Promise<CapabilitySnapshot> {
     const { messaging, prefix, config } = this.runtime;
@@ -304,11 +337,11 @@ export class ExecutorHandler {
     );
   }
 
-  /** Where the attempt `start` stands in its unreachable budget (measured here, decided on by `decideAttempt`). */
-  private unreachableClock(start: StoredEvent, ctx: FlexEventContext): UnreachableClock {
+  /** Where the wait that began with `since` (a node_start, a hitl_request) stands in its unreachable budget. */
+  private unreachableClock(since: StoredEvent, ctx: FlexEventContext): UnreachableClock {
     const { clock, config } = this.runtime;
     return {
-      elapsedMs: Math.max(0, clock.now().getTime() - Date.parse(start.timestamp)),
+      elapsedMs: Math.max(0, clock.now().getTime() - Date.parse(since.timestamp)),
       budgetMs: config.FLEX_UNREACHABLE_BUDGET_MS,
       // One delivery kept in hand for a crash of this executor during the wait.
       deliveriesLeft: config.FLEX_BUS_MAX_DELIVER - ctx.getDelivery().deliveryCount - 1,

@@ -2,21 +2,10 @@ import fc from 'fast-check';
 import { brief, expectValidPayloads, given, started } from '../test-support/run.fixtures';
 import { DEFAULT_RETRY, type InvokeOutcome } from './invoke.decide';
 import { decideAttempt, type UnreachableClock } from './unreachable.decide';
+import { unreachableClock as clock, unreachableOutcome } from '../test-support/unreachable.fixtures';
 
 const NODE = 'structuring-1';
-const unreachable: InvokeOutcome = {
-  ok: false,
-  durationMs: 2,
-  error: { code: 'NO_RESPONDERS', message: 'no responders on flex.agent.S', retryable: true },
-  unreachable: true,
-};
-const clock = (over: Partial<UnreachableClock> = {}): UnreachableClock => ({
-  elapsedMs: 0,
-  budgetMs: 30_000,
-  deliveriesLeft: 8,
-  jitter: 0,
-  ...over,
-});
+const unreachable = unreachableOutcome();
 const options = (over: Partial<UnreachableClock> = {}) => ({
   retry: DEFAULT_RETRY,
   unreachable: clock(over),
@@ -40,7 +29,7 @@ describe('decideAttempt: given a running attempt, when its agent could not be re
         fc.constantFrom('NO_RESPONDERS', 'BUS_DISCONNECTED'),
         (budgetMs, at, jitter, code) => {
           const state = given([], started(NODE));
-          const outcome = { ...unreachable, error: { ...unreachable.error, code } };
+          const outcome = unreachableOutcome(code);
           const elapsedMs = Math.floor(at * budgetMs);
           const decided = decideAttempt(state, NODE, 1, outcome, options({ budgetMs, elapsedMs, jitter }));
           expect(decided.events).toEqual([]);
@@ -63,7 +52,7 @@ describe('decideAttempt: given a running attempt, when its agent could not be re
           attempt: 1,
           error: {
             code: 'agent_unreachable',
-            message: 'unreachable for 30000 ms (budget 30000 ms): no responders on flex.agent.S',
+            message: 'unreachable for 30000 ms (budget 30000 ms): no responders on flex.agent.W',
             retryable: false,
           },
           willRetry: false,
