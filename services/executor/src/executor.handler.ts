@@ -14,29 +14,25 @@ import {
   type RunState,
   type StartedRun,
 } from '@flex/run-model';
-import {
-  activeRegistrations,
-  fetchCapabilitySnapshot,
-  RUNTIME,
-  runCommand,
-  type CapabilitySnapshot,
-  type CapabilityView,
-  type ServiceRuntime,
-} from '@flex/runtime';
+import { activeRegistrations, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
 import { callAgent } from './agent.client';
+import {
+  capabilityViewOf,
+  keepingAlive,
+  registrationOf,
+  registrySnapshot,
+  unreachableClock,
+} from './registry.lookup';
 import { buildInvocation } from './run/context-builder';
 import { askedSecretFacets, revealSecretInputs } from './run/secret-inputs';
 import { secretFreeOutcome } from './run/secret-free-outcome';
 import { needsRegistry, wakeOf, type ExecutorDecision } from './run/executor.decision';
 import { type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
-import { decideAttempt, type UnreachableClock } from './run/unreachable.decide';
+import { decideAttempt } from './run/unreachable.decide';
 import { decideWithdrawal, standInOf } from './run/withdrawal.decide';
 import { storableOutcome } from './run/storable-outcome';
 import { decideNodeStart } from './run/node-start.decide';
 import { decideOnEvent, decideReaction, decideTimers } from './run/run.decide';
-
-const WORKING_EVERY_MS = 4_000;
-const SNAPSHOT_TIMEOUT_MS = 3_000;
 
 /**
  * The executor's adapter: every handler loads the run from the store, calls a pure decider, appends
@@ -118,7 +114,9 @@ export class ExecutorHandler {
   @EventPattern('node_start')
   async onNodeStart(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
     const start = payloadOf(event, 'node_start');
-    const registration = start.capabilityId ? await this.registration(ctx, start.capabilityId) : undefined;
+    const registration = start.capabilityId
+      ? await registrationOf(this.runtime, ctx, start.capabilityId)
+      : undefined;
     const agentType = registration?.agentType;
     const key = `executor:invoke:${event.id}`;
     const started = await this.command(event, key, (s) =>
@@ -140,7 +138,7 @@ export class ExecutorHandler {
         this.runtime.metrics.observe('flex.node.duration_ms', outcome.durationMs, {
           capabilityId: effect.capabilityId,
         });
-      const options = { retry: this.retry, unreachable: this.unreachableClock(event, ctx) };
+      const options = { retry: this.retry, unreachable: unreachableClock(this.runtime, event, ctx) };
       const decided = await this.command(event, key, (s) =>
         decideAttempt(s, effect.nodeId, effect.attempt, outcome, options),
       );
@@ -165,9 +163,9 @@ export class ExecutorHandler {
     const { state } = await this.command(event, undefined, () => NO_DECISION);
     const standIn = standInOf(state, requestId);
     if (!standIn) return;
-    const seen = await this.capabilityView(standIn.capabilityId);
+    const seen = await capabilityViewOf(this.runtime, standIn.capabilityId);
     const request = { requestId, raisedAt: event.timestamp };
-    const clock = this.unreachableClock(event, ctx);
+    const clock = unreachableClock(this.runtime, event, ctx);
     const withdrawal = await this.command(event, `executor:withdraw:${event.id}`, (s) =>
       decideWithdrawal(s, request, seen, clock),
     );
@@ -283,7 +281,7 @@ export class ExecutorHandler {
   private async activeRegistrations(ctx: FlexEventContext): Promise<CapabilityRegistration[]> {
     const event = ctx.getDelivery().event;
     try {
-      return activeRegistrations(await this.snapshot(ctx));
+      return activeRegistrations(await registrySnapshot(this.runtime, ctx));
     } catch (error) {
       const message = 'registry snapshot unavailable; no fallback capability this time';
       this.runtime.logger.warn(message, { error: String(error), streamId: event.streamId });
@@ -304,50 +302,6 @@ export class ExecutorHandler {
       this.runtime.logger.warn('could not record a log line on the run', { error: String(error) }),
     );
   }
-
-  /** Any registration of the capability, active or not: a human capability need not heartbeat. */
-  private async registration(
-    ctx: FlexEventContext,
-    capabilityId: string,
-  ): Promise<CapabilityRegistration | undefined> {
-    try {
-      const snapshot = await this.snapshot(ctx);
-      return snapshot.capabilities.find((c) => c.registration.capabilityId === capabilityId)?.registration;
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** What the registry says of one capability now (one question: a later look will ask again). */
-  private async capabilityView(capabilityId: string): Promise<CapabilityView | undefined> {
-    const { messaging, prefix } = this.runtime;
-    try {
-      const snapshot = await fetchCapabilitySnapshot(messaging, prefix, SNAPSHOT_TIMEOUT_MS);
-      return snapshot.capabilities.find((c) => c.registration.capabilityId === capabilityId);
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** The registry's view, waited for while the registry is unreachable (the delivery kept alive meanwhile). */
-  private snapshot(ctx: FlexEventContext): Promise<CapabilitySnapshot> {
-    const { messaging, prefix, config } = this.runtime;
-    return keepingAlive(ctx, () =>
-      fetchCapabilitySnapshot(messaging, prefix, SNAPSHOT_TIMEOUT_MS, config.FLEX_UNREACHABLE_BUDGET_MS),
-    );
-  }
-
-  /** Where the wait that began with `since` (a node_start, a hitl_request) stands in its unreachable budget. */
-  private unreachableClock(since: StoredEvent, ctx: FlexEventContext): UnreachableClock {
-    const { clock, config } = this.runtime;
-    return {
-      elapsedMs: Math.max(0, clock.now().getTime() - Date.parse(since.timestamp)),
-      budgetMs: config.FLEX_UNREACHABLE_BUDGET_MS,
-      // One delivery kept in hand for a crash of this executor during the wait.
-      deliveriesLeft: config.FLEX_BUS_MAX_DELIVER - ctx.getDelivery().deliveryCount - 1,
-      jitter: Math.random(),
-    };
-  }
 }
 
 interface InvokeCall {
@@ -360,16 +314,6 @@ interface InvokeCall {
 /** An attempt that ends before the agent is called; `retryable` when asking again may help. */
 function refusedBeforeCall(code: string, message: string, retryable: boolean): InvokeOutcome {
   return { ok: false, durationMs: 0, error: { code, message, retryable } };
-}
-
-/** Run `work`, telling the bus meanwhile that the delivery is still being worked on. */
-async function keepingAlive<T>(ctx: FlexEventContext, work: () => Promise<T>): Promise<T> {
-  const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
-  try {
-    return await work();
-  } finally {
-    clearInterval(heartbeat);
-  }
 }
 
 /** Hold the delivery until the earliest wake-up the decisions ask for (a delayed nak), if any. */
