@@ -1,6 +1,6 @@
 import { nextUnreachableWait } from '@flex/bus';
 import { decision, NO_DECISION } from '@flex/decider';
-import { isPlanned, type RunState } from '@flex/run-model';
+import { isPlanned, pendingHitlRequests, type RunState } from '@flex/run-model';
 import type { CapabilityView } from '@flex/runtime';
 import { eventsAndWake, type ExecutorDecision } from './executor.decision';
 import { nodeStart } from './node-start';
@@ -34,7 +34,8 @@ export function standInOf(
  * alive since the request was raised. Then `hitl_withdrawn` closes the request and the node's next
  * attempt starts on that agent. Until then the registry is looked at again with backoff (the adapter
  * holds the `hitl_request` delivery) for {@link WATCH_BUDGETS} unreachable budgets, after which the
- * request stays with the operator. A paused run is left paused: it is looked at again later.
+ * request stays with the operator. Nothing starts while the run is held otherwise (paused, another
+ * request pending, a replan waiting or in flight: docs/lifecycle.md): it is looked at again later.
  */
 export function decideWithdrawal(
   state: RunState,
@@ -50,7 +51,12 @@ export function decideWithdrawal(
     seen.status === 'active' &&
     seen.activeInstances > 0 &&
     Date.parse(seen.lastSeenAt) > Date.parse(request.raisedAt);
-  if (back && node && state.status !== 'paused') {
+  const held =
+    state.status === 'paused' ||
+    state.planRequest !== undefined ||
+    state.deferredReplan !== undefined ||
+    pendingHitlRequests(state).some((id) => id !== request.requestId);
+  if (back && node && !held) {
     const attempt = (state.nodes[standIn.nodeId]?.attempt ?? 0) + 1;
     const reason = `${standIn.capabilityId} is back (seen ${seen.lastSeenAt}): ${node.id} runs on it again`;
     return decision([

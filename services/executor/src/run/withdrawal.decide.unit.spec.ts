@@ -90,6 +90,17 @@ describe('decideWithdrawal: given the human fallback asked because the writer wa
     expect(decided.effects).toEqual([{ type: 'wake', inMs: 2_000 }]);
   });
 
+  it('while another request is pending nothing starts: the writer being back is acted on later', () => {
+    const asked = { requestId: 'hitl-2', policyId: 'p', rationale: 'look', mode: 'approval' };
+    const decided = decideWithdrawal(
+      fold([...history, { type: 'hitl_request', payload: asked }]),
+      { requestId: 'hitl-1', raisedAt },
+      view(),
+      clock(),
+    );
+    expect(decided).toEqual({ events: [], effects: [{ type: 'wake', inMs: 2_000 }] });
+  });
+
   it('a request an operator already answered is not withdrawn', () => {
     const answered = [
       ...history,
