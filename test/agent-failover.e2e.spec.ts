@@ -40,6 +40,8 @@ describe('an agent killed mid-run', () => {
       FLEX_API_TOKENS: `${TOKEN}:client`,
       FLEX_AGENT_TIMEOUT_MS: '2500',
       FLEX_NODE_MAX_ATTEMPTS: '2',
+      // The writer is gone for good: its absence is waited for 2 s, then the backup takes over.
+      FLEX_UNREACHABLE_BUDGET_MS: '2000',
     };
     let gatewayPort = 0;
     for (const name of ['registry', 'planner', 'validator', 'executor', 'gateway']) {

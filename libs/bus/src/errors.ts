@@ -105,6 +105,23 @@ export class RequestTimeoutError extends MessagingError {
 }
 
 /**
+ * The connection to NATS was down (disconnected or reconnecting) while the request waited: nobody
+ * could have answered, so the request says nothing about the responder. Ask again once reconnected.
+ */
+export class BusDisconnectedError extends MessagingError {
+  override name = 'BusDisconnectedError';
+  constructor(subject: string, options: ErrorOptions = {}) {
+    super(
+      'BUS_DISCONNECTED',
+      `the NATS connection was down while requesting on ${subject}`,
+      true,
+      subject,
+      options,
+    );
+  }
+}
+
+/**
  * The NATS server refused this identity the subject (its permissions do not allow publishing or
  * subscribing there). Retrying cannot help: the server's permission table has to change.
  */

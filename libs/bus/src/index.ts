@@ -38,6 +38,7 @@ export {
 } from './nats-connection';
 export {
   BusClosedError,
+  BusDisconnectedError,
   InvalidBusOptionsError,
   InvalidSubjectTokenError,
   isRetryable,
@@ -51,6 +52,12 @@ export {
   toWireError,
   type WireError,
 } from './errors';
+export {
+  FIRST_UNREACHABLE_WAIT_MS,
+  isUnreachable,
+  nextUnreachableWait,
+  type UnreachableWaitInput,
+} from './unreachable';
 export { retryDelayMs } from './consume-options';
 export type { BusLogger } from './logger';
 export { NatsEventBus, type NatsEventBusOptions } from './nats-event-bus';

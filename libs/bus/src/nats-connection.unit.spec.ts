@@ -1,11 +1,18 @@
 import { natsConnectionOptions } from './nats-connection';
 
+const reconnect = {
+  maxReconnectAttempts: -1,
+  reconnectTimeWait: 250,
+  reconnectJitter: 250,
+  waitOnFirstConnect: true,
+};
+
 describe('natsConnectionOptions', () => {
-  it('without credentials: only the servers, the name and endless reconnects', () => {
+  it('without credentials: only the servers, the name and quick, jittered, endless reconnects', () => {
     expect(natsConnectionOptions('nats://n:4222', 'flex-x')).toEqual({
       servers: 'nats://n:4222',
       name: 'flex-x',
-      maxReconnectAttempts: -1,
+      ...reconnect,
     });
   });
 
@@ -15,7 +22,7 @@ describe('natsConnectionOptions', () => {
     ).toEqual({
       servers: 'nats://n',
       name: 'x',
-      maxReconnectAttempts: -1,
+      ...reconnect,
       inboxPrefix: '_INBOX.executor',
       user: 'executor',
       pass: 'p',

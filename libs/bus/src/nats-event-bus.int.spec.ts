@@ -172,6 +172,30 @@ describe('NatsEventBus on JetStream', () => {
     await other.stop();
   });
 
+  it('hands back at once what its open pull takes while stop() waits for it, rather than sitting on it', async () => {
+    const a: string[] = [];
+    const consumer = await (
+      await h.instance()
+    ).consume({ durable: 'stopping', ackWaitMs: 30_000 }, async ({ event }) => void a.push(event.id));
+    await h.emit([{ type: 'one' }]);
+    await waitFor('first handled', () => a.length === 1);
+    await waitFor('settled', () => h.settled('stopping'));
+    // stop() lets the open pull run out (up to 1 s); an event published meanwhile may be routed to it.
+    const stopped = consumer.stop();
+    const [second] = await h.emit([{ type: 'two' }]);
+    await stopped;
+    const b: string[] = [];
+    const startedAt = Date.now();
+    const other = await (
+      await h.instance()
+    ).consume({ durable: 'stopping', ackWaitMs: 30_000 }, async ({ event }) => void b.push(event.id));
+    await waitFor('second handled by the other', () => b.includes(second.id));
+    // Well inside the 30 s ack wait: nothing was left in a stopped instance's hands.
+    expect(Date.now() - startedAt).toBeLessThan(15_000);
+    expect(a).toHaveLength(1);
+    await other.stop();
+  });
+
   it('stops within one pull (1 s) even while its first pull is being set up', async () => {
     const consumer = await (await h.instance()).consume({ durable: 'quick' }, async () => undefined);
     const started = Date.now();

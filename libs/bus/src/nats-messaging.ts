@@ -9,6 +9,7 @@ import {
 } from 'nats';
 import {
   BusClosedError,
+  BusDisconnectedError,
   describe,
   MessagingError,
   NoRespondersError,
@@ -34,12 +35,36 @@ export class NatsMessaging implements Messaging {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly logger: BusLogger;
   private closed = false;
+  /** Disconnects seen so far, and whether the connection is down now (see {@link watchConnection}). */
+  private disconnects = 0;
+  private down = false;
+  /** The requests waiting for a reply: a disconnect fails them (their replies may be lost). */
+  private readonly waiting = new Set<() => void>();
 
   constructor(
     private readonly nc: NatsConnection,
     private readonly options: NatsMessagingOptions = {},
   ) {
     this.logger = options.logger ?? busFallbackLogger;
+    void this.watchConnection();
+  }
+
+  /**
+   * Follow the connection's status: a request that timed out while the connection was down (or
+   * went down meanwhile) tells nothing about the responder (BUS_DISCONNECTED, not TIMEOUT).
+   */
+  private async watchConnection(): Promise<void> {
+    try {
+      for await (const status of this.nc.status()) {
+        if (status.type === 'disconnect' || status.type === 'reconnecting') {
+          if (!this.down) this.disconnects++;
+          this.down = true;
+          for (const fail of this.waiting) fail();
+        } else if (status.type === 'reconnect') this.down = false;
+      }
+    } catch {
+      // The status iterator ends with the connection; nothing to follow then.
+    }
   }
 
   /** A messaging that owns its own connection, authenticated as `options.auth` says. */
@@ -52,31 +77,56 @@ export class NatsMessaging implements Messaging {
     return new NatsMessaging(nc, { ...rest, ownsConnection: true });
   }
 
+  /**
+   * A request/reply. Nobody serving the subject is NO_RESPONDERS; the connection dropping while the
+   * request waits fails it at once as BUS_DISCONNECTED (a reply sent meanwhile is lost, and waiting
+   * out the timeout would only delay asking again), as does a timeout while the connection was down.
+   */
   async request<T = unknown>(subject: string, data: unknown, options: RequestOptions): Promise<T> {
     this.assertOpen();
     let reply: Msg;
+    const disconnectsBefore = this.disconnects;
+    let fail!: () => void;
+    const dropped = new Promise<never>((_, reject) => {
+      fail = () => reject(new BusDisconnectedError(subject));
+    });
+    this.waiting.add(fail);
     try {
-      reply = await this.nc.request(subject, toJsonBytes(data), {
+      const asked = this.nc.request(subject, toJsonBytes(data), {
         timeout: options.timeoutMs,
         headers: toNatsHeaders(options.headers),
       });
+      asked.catch(() => undefined); // lost the race to `dropped`: its own timeout settles it later
+      reply = await Promise.race([asked, dropped]);
     } catch (cause) {
-      const code = (cause as { code?: string }).code;
-      if (code === ErrorCode.PermissionsViolation)
-        throw new PermissionDeniedError(subject, 'publish', { cause });
-      if (code === ErrorCode.NoResponders) throw new NoRespondersError(subject, { cause });
-      if (code === ErrorCode.Timeout) throw new RequestTimeoutError(subject, options.timeoutMs, { cause });
-      throw new MessagingError(
-        'REQUEST_FAILED',
-        `request on ${subject} failed: ${describe(cause)}`,
-        true,
-        subject,
-        { cause },
-      );
+      throw this.requestError(subject, cause, options.timeoutMs, disconnectsBefore);
+    } finally {
+      this.waiting.delete(fail);
     }
     const value = fromJsonBytes(subject, reply.data);
     if (reply.headers?.has(ERROR_HEADER)) throw new RemoteError(subject, value as WireError);
     return value as T;
+  }
+
+  private requestError(subject: string, cause: unknown, timeoutMs: number, disconnectsBefore: number) {
+    if (cause instanceof BusDisconnectedError) return cause;
+    const code = (cause as { code?: string }).code;
+    if (code === ErrorCode.PermissionsViolation)
+      return new PermissionDeniedError(subject, 'publish', { cause });
+    if (code === ErrorCode.NoResponders) return new NoRespondersError(subject, { cause });
+    const wasDown = this.down || this.disconnects !== disconnectsBefore;
+    if (code === ErrorCode.Disconnect || (code === ErrorCode.Timeout && wasDown))
+      return new BusDisconnectedError(subject, { cause });
+    if (code === ErrorCode.Timeout) return new RequestTimeoutError(subject, timeoutMs, { cause });
+    return new MessagingError(
+      'REQUEST_FAILED',
+      `request on ${subject} failed: ${describe(cause)}`,
+      true,
+      subject,
+      {
+        cause,
+      },
+    );
   }
 
   async serve(

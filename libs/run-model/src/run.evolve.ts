@@ -7,6 +7,7 @@ import {
   withDeferredReplan,
   withHitlRequest,
   withHitlResolved,
+  withHitlWithdrawn,
   withPause,
   withPlan,
   withPlanDrafted,
@@ -100,6 +101,8 @@ function evolveHolds(state: ActiveRun, event: TypedEvent): RunState {
       return withHitlRequest(state, event.payload);
     case 'hitl_resolved':
       return withHitlResolved(state, event.payload, event.id);
+    case 'hitl_withdrawn':
+      return withHitlWithdrawn(state, event.payload);
     case 'replan_deferred':
       return withDeferredReplan(state, event.payload);
     case 'run_paused':

@@ -147,6 +147,17 @@ export function withHitlResolved(
   return resettle({ ...state, hitl: { ...state.hitl, [p.requestId]: decided } }, (core) => core);
 }
 
+/**
+ * `hitl_withdrawn`: a pending request nobody needs to answer any more is closed (no decision will
+ * take effect); the `node_start` appended with it moves its node on.
+ */
+export function withHitlWithdrawn(state: ActiveRun, p: EventPayload<'hitl_withdrawn'>): ActiveRun {
+  const request = state.hitl[p.requestId];
+  if (!request || request.status !== 'pending') return state;
+  const closed: HitlRequestState = { ...request, status: 'closed' };
+  return resettle({ ...state, hitl: { ...state.hitl, [p.requestId]: closed } }, (core) => core);
+}
+
 /** `run_paused`: a planned run pauses (a second pause changes nothing); planning cannot pause. */
 export function withPause(
   state: ActiveRun,

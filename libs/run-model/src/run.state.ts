@@ -63,8 +63,8 @@ export interface HitlDecision {
  * - `decided`: decided while the run was paused: recorded, it takes effect when the run resumes;
  * - `resolved`: in effect since the event `effectiveAt` (its `hitl_resolved`, or the `run_resumed`
  *   that applied a decision made during a pause); the executor runs the follow-up on that event;
- * - `closed`: the run ended (failed or cancelled) while it was `pending` or `decided`: no decision
- *   will ever take effect.
+ * - `closed`: the run ended (failed or cancelled) while it was `pending` or `decided`, or it was
+ *   withdrawn while `pending` (`hitl_withdrawn`): no decision will ever take effect.
  */
 export type HitlRequestState = HitlRequestBase &
   (

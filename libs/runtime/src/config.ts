@@ -78,6 +78,12 @@ const ConfigSchema = z
     FLEX_MAX_HITL_REQUESTS: intFromEnv(5),
     FLEX_AGENT_TIMEOUT_MS: intFromEnv(60_000),
     FLEX_NODE_MAX_ATTEMPTS: intFromEnv(3),
+    /**
+     * How long an agent, the registry or NATS may stay unreachable (no responders, connection down)
+     * before that counts as a failure; until then it is waited for with backoff (docs/lifecycle.md).
+     * 0: an unreachable peer is a failure at once.
+     */
+    FLEX_UNREACHABLE_BUDGET_MS: z.coerce.number().int().min(0).default(30_000),
     /** Deliveries of one message before a service gives up on it (dead letter; its run fails). */
     FLEX_BUS_MAX_DELIVER: intFromEnv(10),
     /** Stream states a process keeps to decide on without rereading the stream (0: none). */

@@ -24,6 +24,14 @@ export class FlexClient {
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   }
 
+  /** The ids of the capabilities the registry sees active now (GET capabilities). */
+  async activeCapabilityIds(): Promise<string[]> {
+    const { body } = await this.json('GET', '/api/v1/flex/capabilities');
+    return (body?.capabilities ?? [])
+      .filter((c: { status: string }) => c.status === 'active')
+      .map((c: { registration: { capabilityId: string } }) => c.registration.capabilityId);
+  }
+
   /** POST run.stream and collect every frame until the server ends the stream. */
   async runStream(
     envelope: unknown,

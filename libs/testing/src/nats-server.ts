@@ -15,6 +15,12 @@ export interface NatsTestServer {
   log(): string;
   /** Every error line the server logged (permission and authorization violations among them). */
   errors(): string[];
+  /** Kills the server (SIGKILL: a crash, nothing flushed); `revive` starts it again. */
+  crash(): Promise<void>;
+  /** Starts a crashed server again on the same port with the same JetStream store; resolves once it takes requests. */
+  revive(): Promise<void>;
+  /** `crash`, `downMs` down, `revive`. */
+  restart(downMs?: number): Promise<void>;
 }
 
 export interface NatsTestServerOptions {
@@ -44,22 +50,34 @@ export async function startNats(options: NatsTestServerOptions = {}): Promise<Na
     await writeFile(file, options.config, { mode: 0o600 });
     args.push('-c', file);
   }
-  const child = spawn(binary, args, {
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, ...options.env },
-  });
-  const { log, errors } = captureLog(child);
+  const spawnServer = () =>
+    spawn(binary, args, { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...options.env } });
+  const { log, errors, attach } = logCapture();
+  let child = spawnServer();
+  attach(child);
   const url = `nats://127.0.0.1:${port}`;
+  const probe = options.probe ?? {};
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopped ??= kill(child).then(() => rm(storeDir, { recursive: true, force: true })));
+  const crash = () => kill(child, 'SIGKILL');
+  const revive = async (): Promise<void> => {
+    child = spawnServer();
+    attach(child);
+    await waitUntilReady(url, child, log, probe);
+  };
+  const restart = async (downMs = 0): Promise<void> => {
+    await crash();
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    await revive();
+  };
   try {
-    await waitUntilReady(url, child, log, options.probe ?? {});
+    await waitUntilReady(url, child, log, probe);
   } catch (err) {
     await stop();
     throw err;
   }
-  return { url, stop, log, errors };
+  return { url, stop, log, errors, crash, revive, restart };
 }
 
 function findNatsServer(): string | undefined {
@@ -108,19 +126,24 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Keeps the last few KB of stderr so a failed start can say why, and every error line (up to 10,000). */
-function captureLog(child: ChildProcess): { log: () => string; errors: () => string[] } {
+/**
+ * Keeps the last few KB of the server's stderr so a failed start can say why, and every error line
+ * (up to 10,000), across restarts: each process started is `attach`ed.
+ */
+function logCapture(): { log: () => string; errors: () => string[]; attach: (child: ChildProcess) => void } {
   let tail = '';
-  let partial = '';
   const errors: string[] = [];
-  child.stderr?.on('data', (chunk: Buffer) => {
-    const text = chunk.toString();
-    tail = (tail + text).slice(-4000);
-    const lines = (partial + text).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) if (line.includes('[ERR]') && errors.length < 10_000) errors.push(line);
-  });
-  return { log: () => tail, errors: () => [...errors] };
+  const attach = (child: ChildProcess) => {
+    let partial = '';
+    child.stderr?.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      tail = (tail + text).slice(-4000);
+      const lines = (partial + text).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (line.includes('[ERR]') && errors.length < 10_000) errors.push(line);
+    });
+  };
+  return { log: () => tail, errors: () => [...errors], attach };
 }
 
 async function waitUntilReady(
@@ -151,10 +174,10 @@ async function waitUntilReady(
   );
 }
 
-async function kill(child: ChildProcess): Promise<void> {
+async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
   await exited;
   clearTimeout(timer);

@@ -1,6 +1,6 @@
 import type { AgentInvocation } from '@flex/agent-sdk';
 import { trace } from '@opentelemetry/api';
-import { agentInvokeSubject } from '@flex/bus';
+import { agentInvokeSubject, isUnreachable } from '@flex/bus';
 import type { PlanNode } from '@flex/contracts';
 import { defaultFacetCompiler } from '@flex/facets';
 import { nodeOutputErrors } from '@flex/run-model';
@@ -15,6 +15,7 @@ type Reply = { output?: unknown; usage?: unknown; logs?: unknown };
  * check its answer against the node's contract: what comes back is an outcome, never a throw. Logs
  * `flex_capability_dispatch_start`, then `…_complete` or `…_error` (its code, never its message:
  * an agent's words may echo its inputs).
+ * An agent nobody could reach (no responders; NATS down while asking) is an `unreachable` outcome.
  */
 export async function callAgent(
   runtime: Pick<ServiceRuntime, 'messaging' | 'prefix' | 'config' | 'logger'>,
@@ -77,6 +78,7 @@ function failedCall(error: unknown, durationMs: number): InvokeOutcome {
       message: (e.message ?? String(error)).slice(0, 8000),
       retryable: e.retryable !== false,
     },
+    ...(isUnreachable(error) ? { unreachable: true as const } : {}),
     // The SDK checks its own contracts: a refused input or output comes back with the facet issues.
     ...(issues && e.code === 'invalid_output' ? { outputErrors: issues } : {}),
     ...(issues && e.code === 'invalid_input' ? { inputErrors: issues } : {}),

@@ -3,7 +3,7 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { FlexEventContext } from '@flex/bus';
 import { secretRefIds, type CapabilityRegistration, type PlanNode } from '@flex/contracts';
 import { payloadOf, type StoredEvent } from '@flex/event-store';
-import { decision, effectsOf } from '@flex/decider';
+import { decision, effectsOf, NO_DECISION } from '@flex/decider';
 import {
   evolveRun,
   initialRunState,
@@ -14,26 +14,26 @@ import {
   type RunState,
   type StartedRun,
 } from '@flex/run-model';
-import {
-  activeRegistrations,
-  fetchCapabilitySnapshot,
-  RUNTIME,
-  runCommand,
-  type ServiceRuntime,
-} from '@flex/runtime';
+import { activeRegistrations, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
 import { callAgent } from './agent.client';
 import { recordAttempt } from './agent-call.metrics';
+import {
+  capabilityViewOf,
+  keepingAlive,
+  registrationOf,
+  registrySnapshot,
+  unreachableClock,
+} from './registry.lookup';
 import { buildInvocation } from './run/context-builder';
 import { askedSecretFacets, revealSecretInputs } from './run/secret-inputs';
 import { secretFreeOutcome } from './run/secret-free-outcome';
 import { needsRegistry, wakeOf, type ExecutorDecision } from './run/executor.decision';
-import { decideInvocation, type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
+import { type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
+import { decideAttempt } from './run/unreachable.decide';
+import { decideWithdrawal, standInOf } from './run/withdrawal.decide';
 import { storableOutcome } from './run/storable-outcome';
 import { decideNodeStart } from './run/node-start.decide';
 import { decideOnEvent, decideReaction, decideTimers } from './run/run.decide';
-
-const WORKING_EVERY_MS = 4_000;
-const SNAPSHOT_TIMEOUT_MS = 3_000;
 
 /**
  * The executor's adapter: every handler loads the run from the store, calls a pure decider, appends
@@ -61,7 +61,7 @@ export class ExecutorHandler {
   /** The first accepted plan: `onStart` policies, the first nodes, and the run's deadline timer. */
   @EventPattern('plan_generated')
   async onPlanGenerated(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    const reaction = await this.react(event);
+    const reaction = await this.react(event, ctx);
     const timers = await this.command(event, undefined, (s) =>
       decideTimers(s, this.runtime.clock.now(), this.limits),
     );
@@ -70,41 +70,41 @@ export class ExecutorHandler {
 
   @EventPattern('plan_updated')
   async onPlanUpdated(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   /** A replan that found no valid plan: the run goes on with the one it has. */
   @EventPattern('plan_rejected')
   async onPlanRejected(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   @EventPattern('node_complete')
   async onNodeComplete(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   /** A retry that is not due yet comes back through a delayed redelivery of the node_error. */
   @EventPattern('node_error')
   async onNodeError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   @EventPattern('validation_error')
   async onValidationError(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   /** An operator decided: run the follow-up action (resume, fail, nested hitl, replan…), then advance. */
   @EventPattern('hitl_resolved')
   async onHitlResolved(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   /** Resumed: the decisions made during the pause take effect, then the run advances. */
   @EventPattern('run_resumed')
   async onRunResumed(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
-    hold(ctx, [await this.react(event)]);
+    hold(ctx, [await this.react(event, ctx)]);
   }
 
   /**
@@ -115,36 +115,63 @@ export class ExecutorHandler {
   @EventPattern('node_start')
   async onNodeStart(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
     const start = payloadOf(event, 'node_start');
-    const registration = start.capabilityId ? await this.registration(start.capabilityId) : undefined;
+    const registration = start.capabilityId
+      ? await registrationOf(this.runtime, ctx, start.capabilityId)
+      : undefined;
     const agentType = registration?.agentType;
     const key = `executor:invoke:${event.id}`;
     const started = await this.command(event, key, (s) =>
       decideNodeStart(s, { start, agentType }, this.limits),
     );
     const { state } = started;
+    const decisions: ExecutorDecision[] = [];
     for (const effect of effectsOf(started.decision, 'invoke')) {
       if (!isPlanned(state)) return;
       const node = state.plan.nodes.find((n) => n.id === effect.nodeId);
       if (!node) return;
-      const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
-      let outcome: InvokeOutcome;
-      try {
-        // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
-        outcome = storableOutcome(
-          await this.invoke(state, node, {
+      // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
+      const outcome = storableOutcome(
+        await keepingAlive(ctx, () =>
+          this.invoke(state, node, {
             ...effect,
             registration: this.same(registration, effect),
             traceparent: event.metadata.traceparent,
           }),
-        );
-      } finally {
-        clearInterval(heartbeat);
-      }
-      recordAttempt(this.runtime.metrics, effect.capabilityId, outcome);
-      await this.command(event, key, (s) =>
-        decision(decideInvocation(s, effect.nodeId, effect.attempt, outcome, this.retry)),
+        ),
       );
+      recordAttempt(this.runtime.metrics, effect.capabilityId, outcome);
+      const options = { retry: this.retry, unreachable: unreachableClock(this.runtime, event, ctx) };
+      const decided = await this.command(event, key, (s) =>
+        decideAttempt(s, effect.nodeId, effect.attempt, outcome, options),
+      );
+      if (wakeOf(decided.decision) !== undefined && !outcome.ok) {
+        const budget = options.unreachable.budgetMs;
+        const message = `${effect.capabilityId} is unreachable (${outcome.error.code}); asking again for up to ${budget} ms before counting a failed attempt`;
+        await this.logOnRun(event, 'executor:log:unreachable', message);
+      }
+      decisions.push(decided.decision);
     }
+    hold(ctx, decisions);
+  }
+
+  /**
+   * A human request standing in for an unreachable agent is withdrawn once the registry has seen
+   * that agent again (`decideWithdrawal`); until then it is looked at again later (the delivery is
+   * held with a delayed nak). Any other request is the operator's: nothing to do.
+   */
+  @EventPattern('hitl_request')
+  async onHitlRequest(@Payload() event: StoredEvent, @Ctx() ctx: FlexEventContext): Promise<void> {
+    const { requestId } = payloadOf(event, 'hitl_request');
+    const { state } = await this.command(event, undefined, () => NO_DECISION);
+    const standIn = standInOf(state, requestId);
+    if (!standIn) return;
+    const seen = await capabilityViewOf(this.runtime, standIn.capabilityId);
+    const request = { requestId, raisedAt: event.timestamp };
+    const clock = unreachableClock(this.runtime, event, ctx);
+    const withdrawal = await this.command(event, `executor:withdraw:${event.id}`, (s) =>
+      decideWithdrawal(s, request, seen, clock),
+    );
+    hold(ctx, [withdrawal.decision]);
   }
 
   /**
@@ -187,18 +214,18 @@ export class ExecutorHandler {
    * redelivery finds the reaction appended and only moves the run forward (a decision that depends
    * on the run's state alone, so it needs no key: a second one finds nothing to do).
    */
-  private async react(event: StoredEvent): Promise<ExecutorDecision> {
+  private async react(event: StoredEvent, ctx: FlexEventContext): Promise<ExecutorDecision> {
     const options = (fallbacks?: readonly CapabilityRegistration[]) => ({
       limits: this.limits,
       retry: this.retry,
       fallbacks,
     });
     const now = () => this.runtime.clock.now();
-    const first = await this.decideWithRegistry(event, `executor:advance:${event.id}`, (s, f) =>
+    const first = await this.decideWithRegistry(ctx, `executor:advance:${event.id}`, (s, f) =>
       decideReaction(s, event, now(), options(f)),
     );
     if (!first.duplicate) return first.decision;
-    const again = await this.decideWithRegistry(event, undefined, (s, f) =>
+    const again = await this.decideWithRegistry(ctx, undefined, (s, f) =>
       decideOnEvent(s, [], now(), options(f)),
     );
     return again.decision;
@@ -209,13 +236,14 @@ export class ExecutorHandler {
    * to another capability), fetch the snapshot and decide again with it.
    */
   private async decideWithRegistry(
-    event: StoredEvent,
+    ctx: FlexEventContext,
     key: string | undefined,
     decide: (s: RunState, fallbacks?: readonly CapabilityRegistration[]) => ExecutorDecision,
   ): Promise<{ decision: ExecutorDecision; duplicate: boolean }> {
+    const event = ctx.getDelivery().event;
     let result = await this.command(event, key, (s) => decide(s));
     if (!result.duplicate && needsRegistry(result.decision)) {
-      const fallbacks = await this.activeRegistrations(event);
+      const fallbacks = await this.activeRegistrations(ctx);
       result = await this.command(event, key, (s) => decide(s, fallbacks));
     }
     return { decision: result.decision, duplicate: result.duplicate };
@@ -247,12 +275,14 @@ export class ExecutorHandler {
     });
   }
 
-  /** The registry's active registrations; none when it does not answer (said on the run's log too). */
-  private async activeRegistrations(event: StoredEvent): Promise<CapabilityRegistration[]> {
+  /**
+   * The registry's active registrations; none when it does not answer within the unreachable budget
+   * (said on the run's log too).
+   */
+  private async activeRegistrations(ctx: FlexEventContext): Promise<CapabilityRegistration[]> {
+    const event = ctx.getDelivery().event;
     try {
-      return activeRegistrations(
-        await fetchCapabilitySnapshot(this.runtime.messaging, this.runtime.prefix, SNAPSHOT_TIMEOUT_MS),
-      );
+      return activeRegistrations(await registrySnapshot(this.runtime, ctx));
     } catch (error) {
       const message = 'registry snapshot unavailable; no fallback capability this time';
       this.runtime.logger.warn(message, { error: String(error), streamId: event.streamId });
@@ -272,20 +302,6 @@ export class ExecutorHandler {
     ).catch((error: unknown) =>
       this.runtime.logger.warn('could not record a log line on the run', { error: String(error) }),
     );
-  }
-
-  /** Any registration of the capability, active or not: a human capability need not heartbeat. */
-  private async registration(capabilityId: string): Promise<CapabilityRegistration | undefined> {
-    try {
-      const snapshot = await fetchCapabilitySnapshot(
-        this.runtime.messaging,
-        this.runtime.prefix,
-        SNAPSHOT_TIMEOUT_MS,
-      );
-      return snapshot.capabilities.find((c) => c.registration.capabilityId === capabilityId)?.registration;
-    } catch {
-      return undefined;
-    }
   }
 }
 

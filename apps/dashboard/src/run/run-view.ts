@@ -147,6 +147,8 @@ function applyFrame(view: RunView, frame: Frame): RunView {
     case 'hitl_request':
     case 'hitl_resolved':
       return hitlEvent(view, frame);
+    case 'hitl_withdrawn':
+      return hitlWithdrawn(view, frame.payload);
     case 'run_paused':
       return {
         ...view,
@@ -292,6 +294,15 @@ function hitlEvent(
     return { ...view, hitl, status };
   }
   return view;
+}
+
+/** A request withdrawn (the unreachable agent it stood in for is back): closed, like a cancelled run's. */
+function hitlWithdrawn(view: RunView, p: EventPayload<'hitl_withdrawn'> | undefined): RunView {
+  const known = p ? view.hitl[p.requestId] : undefined;
+  if (!p || !known) return view;
+  const hitl = { ...view.hitl, [p.requestId]: { ...known, status: 'closed' as const } };
+  const status = view.status === 'awaiting_hitl' && !pendingHitl({ ...view, hitl }) ? 'running' : view.status;
+  return { ...view, hitl, status };
 }
 
 function cancelled(view: RunView, p: EventPayload<'run_cancelled'>): RunView {

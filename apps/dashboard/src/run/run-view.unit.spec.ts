@@ -201,6 +201,22 @@ describe('foldFrame: the run page’s view of a run’s stream', () => {
     });
   });
 
+  it('closes a withdrawn HITL request, and the run runs again when none is left pending', () => {
+    const view = fold(
+      frame('plan_generated', { planVersion: 1, plan: plan(1, ['w']), nodes: [], diagnostics: accepted }),
+      frame('hitl_request', {
+        requestId: 'hitl-1',
+        nodeId: 'w',
+        rationale: 'w unreachable',
+        mode: 'node_output',
+      }),
+    );
+    expect(view.status).toBe('awaiting_hitl');
+    const withdrawn = foldFrame(view, frame('hitl_withdrawn', { requestId: 'hitl-1', reason: 'W is back' }));
+    expect(withdrawn.hitl['hitl-1']).toMatchObject({ status: 'closed' });
+    expect(withdrawn.status).toBe('running');
+  });
+
   it('pauses and resumes', () => {
     const paused = fold(frame('run_paused', { reason: 'hold', policyId: 'p', snapshot: {} }));
     expect(paused).toMatchObject({ status: 'paused', paused: { reason: 'hold' } });

@@ -26,6 +26,7 @@ const DETAIL_CUES = new Set([
   'plan_updated',
   'hitl_request',
   'hitl_resolved',
+  'hitl_withdrawn',
   'run_paused',
   'run_resumed',
   'node_complete',

@@ -64,6 +64,7 @@ export function watchRun(w: RunWatch, f: RecordedFrame): RunWatch {
     case 'hitl_request':
       return { ...next, pendingHitl: [...w.pendingHitl, f.payload?.requestId ?? '?'] };
     case 'hitl_resolved':
+    case 'hitl_withdrawn':
       return { ...next, pendingHitl: w.pendingHitl.filter((r) => r !== f.payload?.requestId) };
     case 'run_paused':
       return { ...next, paused: true };

@@ -45,6 +45,7 @@ describe('watchRun', () => {
     const waiting = fold(frame('start'), frame('hitl_request', { requestId: 'hitl-1' }));
     expect(restingExit(waiting)).toBe(EXIT.waitingForHuman);
     expect(restingExit(watchRun(waiting, frame('hitl_resolved', { requestId: 'hitl-1' })))).toBeUndefined();
+    expect(restingExit(watchRun(waiting, frame('hitl_withdrawn', { requestId: 'hitl-1' })))).toBeUndefined();
     const paused = fold(frame('run_paused', { reason: 'x' }));
     expect(restingExit(paused)).toBe(EXIT.paused);
     expect(restingExit(watchRun(paused, frame('run_resumed')))).toBeUndefined();

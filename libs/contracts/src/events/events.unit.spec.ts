@@ -169,6 +169,7 @@ const SAMPLES: { [T in FlexEventType]: EventPayloadInput<T> } = {
     action: { type: 'hitl', rejectAction: { type: 'pause' } },
   },
   hitl_resolved: { requestId: 'req-1', decision: 'approve', note: 'fine', operator: 'alice' },
+  hitl_withdrawn: { requestId: 'req-1', reason: 'S.brief is back', capabilityId: 'S.brief' },
   run_paused: { reason: 'brand risk', policyId: 'brand', snapshot: { pending: ['qa'] } },
   run_resumed: { expectedPlanVersion: 2, resumedBy: 'alice' },
   replan_deferred: {

@@ -128,6 +128,18 @@ export const HitlResolvedPayloadSchema = z.strictObject({
 });
 
 /**
+ * `hitl_withdrawn`: a request no operator needs to answer any more, withdrawn by the executor: it
+ * stood in for an agent that was unreachable, and that agent is back (its node runs again on it).
+ * The request is closed; a decision sent for it afterwards is refused.
+ */
+export const HitlWithdrawnPayloadSchema = z.strictObject({
+  requestId: IdentifierSchema,
+  reason: LongTextSchema,
+  /** The capability whose return withdrew it. */
+  capabilityId: IdentifierSchema.optional(),
+});
+
+/**
  * `replan_deferred`: a replan was asked for (a policy, an operator, a HITL follow-up) while HITL
  * requests were pending. A human gate holds: the replan waits for their decisions and is asked
  * (`plan_requested`, reason `replan`, with this trigger) once none is pending and the run is not

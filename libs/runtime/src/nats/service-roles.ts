@@ -93,6 +93,8 @@ export const SERVICE_ROLES: Readonly<Record<FlexService, ServiceRole>> = {
       'complete',
       // An agent's lines of an attempt, and the executor's own lines about a run.
       'log',
+      // A human request that stood in for an unreachable agent, withdrawn once the agent is back.
+      'hitl_withdrawn',
       ...POLICY_ACTIONS,
     ],
     consumes: true,

@@ -23,6 +23,7 @@ export const STORED_EVENT_LOG_NAMES = {
   policy_triggered: { event: 'flex_policy_triggered', level: 'info' },
   hitl_request: { event: 'flex_hitl_request', level: 'info' },
   hitl_resolved: { event: 'flex_hitl_resolved', level: 'info' },
+  hitl_withdrawn: { event: 'flex_hitl_withdrawn', level: 'info' },
   replan_deferred: { event: 'flex_replan_deferred', level: 'info' },
   run_paused: { event: 'flex_run_paused', level: 'info' },
   run_resumed: { event: 'flex_run_resumed', level: 'info' },

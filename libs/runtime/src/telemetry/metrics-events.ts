@@ -58,8 +58,10 @@ export function measuresOf(stored: StoredEvent): Measures {
     }
     case 'policy_triggered':
       return counts({ family: 'policyTriggers', labels: { action: event.payload.actionDetails.type } });
-    case 'hitl_resolved': {
-      const { requestId, decision } = event.payload;
+    case 'hitl_resolved':
+    case 'hitl_withdrawn': {
+      const { requestId } = event.payload;
+      const decision = event.type === 'hitl_resolved' ? event.payload.decision : 'withdrawn';
       const timing: Timing = {
         family: 'hitlWait',
         labels: { decision },

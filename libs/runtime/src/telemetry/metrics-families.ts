@@ -109,7 +109,7 @@ export const FAMILIES = {
     name: 'flex_hitl_wait_seconds',
     kind: 'histogram',
     unit: 's',
-    help: 'From hitl_request to the operator decision (hitl_resolved), by decision',
+    help: 'From hitl_request to the operator decision (hitl_resolved) or its withdrawal (hitl_withdrawn), by decision',
     labels: ['decision'],
     buckets: SECONDS_HUMAN,
   }),

@@ -30,6 +30,11 @@ export type InvokeOutcome =
       outputErrors?: OutputIssue[];
       /** Set when the agent refused the inputs as breaking its input contract. */
       inputErrors?: OutputIssue[];
+      /**
+       * Nobody answered: no instance served the capability, or the connection to NATS was down.
+       * Not a failed attempt while the unreachable budget lasts (see `decideAttempt`).
+       */
+      unreachable?: true;
       /** What the agent logged during the attempt (recorded as `log` events). */
       logs?: AgentLog[];
     };

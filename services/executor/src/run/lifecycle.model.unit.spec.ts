@@ -147,7 +147,7 @@ const trigger = fc.constantFrom('hold', 'hold', 'rethink', 'ask', 'gate').map((i
 
 /** What can happen next, weighted by repetition toward what moves a run and what crosses its paths. */
 const commands = [
-  agent(['ok', 'ok', 'ok', 'low', 'fail', 'fatal', 'timeout', 'invalid']),
+  agent(['ok', 'ok', 'ok', 'low', 'fail', 'fatal', 'timeout', 'invalid', 'unreachable', 'gone']),
   agent(['ok', 'ok', 'fail']),
   agent(['ok']),
   together,
@@ -161,6 +161,17 @@ const commands = [
     .map((o) => new PlanStep(o)),
   // The writer failing for good walks its repair chain: a drop-in, a replan from the failure, its HITL fallback.
   fc.constant(new Simple('writer:fatal', (system) => system.nodeAnswers('w', 'fatal'))),
+  // The writer unreachable past the budget walks the same chain; its HITL fallback may then be withdrawn.
+  fc.constant(new Simple('writer:gone', (system) => system.nodeAnswers('w', 'gone'))),
+  // Gone on its drop-in too, and the replan that asks finds no plan: its human fallback stands in for it.
+  fc.constant(
+    new Simple('writer:gone for good', (system) => {
+      system.nodeAnswers('w', 'gone');
+      system.nodeAnswers('w', 'gone');
+      system.planStep('error');
+    }),
+  ),
+  fc.constant(new Simple('agents back', (system) => system.agentsBack())),
   fc.constant(new Simple('resume', (system) => system.resume())),
   fc.constant(concurrentResumes),
   fc.constant(new Simple('timer', (system) => system.timerFires())),

@@ -30,6 +30,8 @@ import { needsRegistry, wakeOf } from '../run/executor.decision';
 import { decideNodeStart } from '../run/node-start.decide';
 import { effectsOf } from '@flex/decider';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from '../run/invoke.decide';
+import { decideAttempt } from '../run/unreachable.decide';
+import { decideWithdrawal } from '../run/withdrawal.decide';
 import { decideOnEvent, decideReaction, decideTimers } from '../run/run.decide';
 import { brief, envelopeWith, qaFindings, variants } from './run.fixtures';
 
@@ -139,7 +141,11 @@ export const modelRegistry: CapabilityRegistration[] = [
   registration('W.other', ['objectiveBrief'], ['copyVariants']),
 ];
 
-export type AgentOutcome = 'ok' | 'low' | 'fail' | 'fatal' | 'timeout' | 'invalid';
+/** `unreachable`: nobody answered, within the budget (waited for); `gone`: nobody answered, budget spent. */
+export type AgentOutcome = 'ok' | 'low' | 'fail' | 'fatal' | 'timeout' | 'invalid' | 'unreachable' | 'gone';
+
+/** The unreachable budget the model's executor runs with. */
+const UNREACHABLE_BUDGET_MS = 30_000;
 
 /** The executor's event handlers, as `@EventPattern`s in ExecutorHandler. */
 const EXECUTOR_EVENTS = new Set([
@@ -416,10 +422,39 @@ export class LifecycleSystem {
     const p = start.payload as { nodeId: string; attempt: number };
     this.tick();
     const answer = agentOutcome(p.nodeId, outcome);
-    this.append(
-      decideInvocation(this.live, p.nodeId, p.attempt, answer, this.retry),
-      `executor:invoke:${start.id}`,
-    );
+    const unreachable = {
+      elapsedMs: outcome === 'gone' ? UNREACHABLE_BUDGET_MS : 0,
+      budgetMs: UNREACHABLE_BUDGET_MS,
+      deliveriesLeft: 5,
+      jitter: 0,
+    };
+    const decided = decideAttempt(this.live, p.nodeId, p.attempt, answer, { retry: this.retry, unreachable });
+    this.append(decided.events, `executor:invoke:${start.id}`);
+    // Within the budget the node_start delivery is held, and asks the agent again when it comes back.
+    const wake = wakeOf(decided);
+    if (wake !== undefined) this.timers.push({ event: start, dueAt: this.now + wake });
+    this.settle();
+  }
+
+  /**
+   * The agents that were unreachable are back: the executor's look at each pending request that
+   * stands in for one (as its held `hitl_request` delivery would) may withdraw it.
+   */
+  agentsBack(): void {
+    this.tick();
+    const seen = {
+      registration: {} as CapabilityRegistration,
+      status: 'active' as const,
+      activeInstances: 1,
+      registeredAt: new Date(T0).toISOString(),
+      lastSeenAt: new Date(this.now).toISOString(),
+    };
+    const clock = { elapsedMs: 0, budgetMs: UNREACHABLE_BUDGET_MS, deliveriesLeft: 5, jitter: 0 };
+    for (const request of this.events.filter((e) => e.type === 'hitl_request')) {
+      const { requestId } = payloadOf(request, 'hitl_request');
+      const raised = { requestId, raisedAt: request.timestamp };
+      this.append(decideWithdrawal(this.live, raised, seen, clock).events, `executor:withdraw:${request.id}`);
+    }
     this.settle();
   }
 
@@ -641,12 +676,16 @@ export class LifecycleSystem {
       throw new Error(`run ${s.status} with nothing to move it: ${JSON.stringify(s.nodes)}`);
     for (const [id, node] of Object.entries(s.nodes)) {
       const plannedNode = s.plan?.nodes.find((n) => n.id === id);
+      // An agent call in flight, or an unreachable agent waited for (its node_start delivery held).
       if (
         node.status === 'running' &&
         plannedNode?.capabilityId &&
-        !this.invocations.some((i) => sameAttempt(i, id, node.attempt))
+        !this.invocations.some((i) => sameAttempt(i, id, node.attempt)) &&
+        !this.timers.some((t) => t.event.type === 'node_start' && sameAttempt(t.event, id, node.attempt))
       ) {
-        throw new Error(`${id} attempt ${node.attempt} is running with no agent call in flight`);
+        throw new Error(
+          `${id} attempt ${node.attempt} is running with no agent call in flight or waited for`,
+        );
       }
       if (
         node.status === 'awaiting_hitl' &&
@@ -765,6 +804,9 @@ function agentOutcome(nodeId: string, outcome: AgentOutcome): InvokeOutcome {
     error: { code, message: `${nodeId}: ${code}`, retryable },
   });
   switch (outcome) {
+    case 'unreachable':
+    case 'gone':
+      return { ...failure('NO_RESPONDERS', true), unreachable: true } as InvokeOutcome;
     case 'fail':
       return failure('agent_error', true);
     case 'fatal':

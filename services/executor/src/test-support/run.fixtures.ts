@@ -72,7 +72,7 @@ export const variants = [
 
 export const brief = { writerBrief: { angle: 'a', keyPoints: [], constraints: [] } };
 
-type Given = { type: string; payload: unknown; id?: string };
+export type Given = { type: string; payload: unknown; id?: string };
 
 /** The run's events: start, plan request, the accepted plan, then `more`. */
 export function runEvents(runtime: RuntimePolicy[], ...more: Given[]): Given[] {

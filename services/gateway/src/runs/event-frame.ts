@@ -83,6 +83,8 @@ function line(event: LineEvent): string {
       return `waiting for a human: ${event.payload.rationale ?? ''}`;
     case 'hitl_resolved':
       return `human ${event.payload.decision}d ${event.payload.requestId}`;
+    case 'hitl_withdrawn':
+      return `human request ${event.payload.requestId} withdrawn: ${event.payload.reason}`;
     case 'replan_deferred':
       return `replan waits for ${(event.payload.waitingFor ?? []).join(', ')}`;
     case 'complete':

@@ -1,0 +1,79 @@
+import type { FlexEventContext } from '@flex/bus';
+import type { CapabilityRegistration } from '@flex/contracts';
+import type { StoredEvent } from '@flex/event-store';
+import {
+  fetchCapabilitySnapshot,
+  type CapabilitySnapshot,
+  type CapabilityView,
+  type ServiceRuntime,
+} from '@flex/runtime';
+import type { UnreachableClock } from './run/unreachable.decide';
+
+const WORKING_EVERY_MS = 4_000;
+const SNAPSHOT_TIMEOUT_MS = 3_000;
+
+type Runtime = Pick<ServiceRuntime, 'messaging' | 'prefix' | 'config' | 'clock'>;
+
+/** Run `work`, telling the bus meanwhile that the delivery is still being worked on. */
+export async function keepingAlive<T>(ctx: FlexEventContext, work: () => Promise<T>): Promise<T> {
+  const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
+  try {
+    return await work();
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+/**
+ * The registry's view, waited for while the registry is unreachable (within
+ * `FLEX_UNREACHABLE_BUDGET_MS`, the delivery kept alive meanwhile).
+ */
+export function registrySnapshot(runtime: Runtime, ctx: FlexEventContext): Promise<CapabilitySnapshot> {
+  const { messaging, prefix, config } = runtime;
+  return keepingAlive(ctx, () =>
+    fetchCapabilitySnapshot(messaging, prefix, SNAPSHOT_TIMEOUT_MS, config.FLEX_UNREACHABLE_BUDGET_MS),
+  );
+}
+
+/** Any registration of the capability, active or not: a human capability need not heartbeat. */
+export async function registrationOf(
+  runtime: Runtime,
+  ctx: FlexEventContext,
+  capabilityId: string,
+): Promise<CapabilityRegistration | undefined> {
+  try {
+    const snapshot = await registrySnapshot(runtime, ctx);
+    return snapshot.capabilities.find((c) => c.registration.capabilityId === capabilityId)?.registration;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the registry says of one capability now (one question: a later look will ask again). */
+export async function capabilityViewOf(
+  runtime: Runtime,
+  capabilityId: string,
+): Promise<CapabilityView | undefined> {
+  try {
+    const snapshot = await fetchCapabilitySnapshot(runtime.messaging, runtime.prefix, SNAPSHOT_TIMEOUT_MS);
+    return snapshot.capabilities.find((c) => c.registration.capabilityId === capabilityId);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where the wait that began with `since` (a node_start, a hitl_request) stands in its unreachable budget. */
+export function unreachableClock(
+  runtime: Runtime,
+  since: StoredEvent,
+  ctx: FlexEventContext,
+): UnreachableClock {
+  const { clock, config } = runtime;
+  return {
+    elapsedMs: Math.max(0, clock.now().getTime() - Date.parse(since.timestamp)),
+    budgetMs: config.FLEX_UNREACHABLE_BUDGET_MS,
+    // One delivery kept in hand for a crash of this executor during the wait.
+    deliveriesLeft: config.FLEX_BUS_MAX_DELIVER - ctx.getDelivery().deliveryCount - 1,
+    jitter: Math.random(),
+  };
+}
