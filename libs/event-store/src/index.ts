@@ -33,3 +33,12 @@ export { createEventLog, type EventLog } from './event-log';
 export { storeSealedSecrets, loadSealedSecrets, type SealedSecret } from './secrets';
 export type { StoreLogger } from './logger';
 export { typedEvent, payloadOf, type TypedEvent, type TypedEventOf } from './typed-event';
+export {
+  GENESIS_HASH,
+  chainHash,
+  chainHead,
+  contentDigest,
+  type ChainedEvent,
+  type ChainHead,
+} from './chain';
+export { verifyChain, type ChainFault, type ChainProblem, type ChainVerdict } from './chain-verify';
