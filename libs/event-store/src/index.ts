@@ -42,3 +42,14 @@ export {
   type ChainHead,
 } from './chain';
 export { verifyChain, type ChainFault, type ChainProblem, type ChainVerdict } from './chain-verify';
+export {
+  exportLines,
+  parseExport,
+  signHead,
+  verifyExport,
+  ExportFormatError,
+  type ExportedHead,
+  type ExportVerdict,
+  type HeadSignature,
+  type SignatureCheck,
+} from './chain-export';
