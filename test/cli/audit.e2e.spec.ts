@@ -59,7 +59,8 @@ describe('flex export / verify / verify-export against a tampered Postgres', () 
     const { runId, frames } = await operator.runStream(envelopeWithPolicies([]));
     expect(frames[frames.length - 1]?.type).toBe('complete');
     const { rows } = await pg.query(
-      `select position::int, id::text, version, prev_hash, hash from events where stream_id = $1 order by version`,
+      `select position::int, id::text, version, prev_hash, hash from events
+       where stream_id = $1 order by version`,
       [`run-${runId}`],
     );
     return { runId: runId as string, rows };

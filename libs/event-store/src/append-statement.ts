@@ -99,7 +99,8 @@ export async function appendStatement(
       from chain c join placed p on p.ord = c.ord + 1
     ),
     inserted as (
-      insert into events (position, id, stream_id, version, type, payload, metadata, recorded_at, prev_hash, hash)
+      insert into events
+        (position, id, stream_id, version, type, payload, metadata, recorded_at, prev_hash, hash)
       select p.position, (p.doc->>'id')::uuid, ${streamId}, p.version, p.doc->>'type',
         p.doc->'payload', p.doc->'metadata', p.recorded_at, before.hash, self.hash
       from placed p
@@ -178,8 +179,8 @@ function encode(item: AppendItem): Encoded {
     encoded.metadata.push(JSON.parse(metadata) as EventMetadata);
     const content = contentOf(item.streamId, event, encoded);
     const at = event.timestamp === undefined ? '' : `,"recorded_at":${JSON.stringify(event.timestamp)}`;
-    const head = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"content":"${content}"`;
-    return `${head},"payload":${payload},"metadata":${metadata}${at}}`;
+    const head = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}`;
+    return `${head},"content":"${content}","payload":${payload},"metadata":${metadata}${at}}`;
   });
   encoded.docs = `[${docs.join(',')}]`;
   return encoded;

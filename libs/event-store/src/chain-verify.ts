@@ -58,9 +58,11 @@ function firstFinding(
     };
   if (head(events) !== expected.hash)
     return {
-      index: events.length - 1,
+      index: Math.max(events.length - 1, 0),
       problem: 'edited',
-      detail: 'the chain holds together but does not end at the expected head: it was rewritten',
+      detail:
+        'the chain holds together but does not end at the expected head: ' +
+        'it was rewritten, or the head is not its own',
     };
   return undefined;
 }

@@ -15,6 +15,7 @@ import {
   updated,
   type Given,
 } from './run-events.spec-helper';
+import type { ReadModelDatabase } from './read-models.table';
 import { createRunsProjection } from './runs.projection';
 import { openReadModelsDb, readRunRows, runnerFor, type ReadModelsDb } from './runs.spec-helper';
 
@@ -63,6 +64,31 @@ describe.each(['postgres', 'pglite'] as const)('a run as of an event position (%
     );
     expect(await readRunRows(db, runId)).toEqual(rowsNow);
   });
+
+  // Postgres only: PGlite has one connection, so no second writer can be in flight there.
+  if (kind === 'postgres')
+    it('neither waits for nor sees a projection writing the same run meanwhile', async () => {
+      const runId = `busy-${kind}`;
+      const seen = await recordRun(runId, [start(runId), requested(1), generated(['a']), nodeStart('a')]);
+      const [position, detail] = [...seen].at(-1)!;
+      const other = await db.database.db.startTransaction().execute();
+      try {
+        const rows = other.withTables<ReadModelDatabase>();
+        await rows.updateTable('runs').set({ status: 'completed' }).where('run_id', '=', runId).execute();
+        await rows
+          .insertInto('run_outputs')
+          .values({
+            run_id: runId,
+            output: '{"a":1}',
+            plan_version: 1,
+            completed_at: new Date().toISOString(),
+          })
+          .execute();
+        expect(await getRunDetailAt(db.database.db, runId, position)).toEqual(detail);
+      } finally {
+        await other.rollback().execute();
+      }
+    });
 
   it('has nothing for a run that never was', async () => {
     expect(await getRunDetailAt(db.database.db, 'never-was', Number.MAX_SAFE_INTEGER)).toBeUndefined();
