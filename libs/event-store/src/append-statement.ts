@@ -190,7 +190,9 @@ function encode(item: AppendItem): Encoded {
 function contentOf(streamId: string, event: NewEvent, encoded: Encoded): string {
   const [payload, metadata] = [encoded.payloads.at(-1), encoded.metadata.at(-1)];
   try {
-    return contentDigest({ id: event.id, type: event.type, streamId, payload, metadata });
+    // The id as the uuid column gives it back: lowercase.
+    const id = event.id.toLowerCase();
+    return contentDigest({ id, type: event.type, streamId, payload, metadata });
   } catch (error) {
     throw new InvalidAppendError(`event ${event.id}: ${(error as Error).message}`, { cause: error });
   }

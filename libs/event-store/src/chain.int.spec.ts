@@ -73,6 +73,15 @@ describe.each(backends)('the event chain on $kind', (backend) => {
     );
   });
 
+  it('hashes an event id given in capitals as the database gives it back', async () => {
+    const stream = uniqueStream();
+    const event = { ...newEvent('shouted'), id: randomUUID().toUpperCase() };
+    await store.append(stream, [event], { expectedVersion: 'no_stream' });
+    const chain = await store.readChain(stream);
+    expect(chain[0].id).toBe(event.id.toLowerCase());
+    expect(verifyChain(chain).ok).toBe(true);
+  });
+
   it('refuses, naming the event, a payload that has no canonical JSON form', async () => {
     const event = newEvent('bad', { text: 'lone \ud800 surrogate' });
     await expect(store.append(uniqueStream(), [event], { expectedVersion: 'any' })).rejects.toMatchObject({
