@@ -189,6 +189,16 @@ describe('flex export / verify / verify-export against a tampered Postgres', () 
     const { code, verdict } = await verified(runId, '--against', file);
     expect(code).toBe(9);
     expect(verdict.firstBad).toMatchObject({ version: rows.length, eventId: null, problem: 'deleted' });
+
+    // A head edited to match the cut chain gives itself away by its signature.
+    const lines = readFileSync(file, 'utf8').trim().split('\n');
+    const { head } = JSON.parse(lines[lines.length - 1]);
+    const forgedHead = { ...head, version: rows.length - 1, hash: rows[rows.length - 2].hash };
+    const forged = join(dir, `${runId}-forged.ndjson`);
+    writeFileSync(forged, `${[...lines.slice(0, -2), JSON.stringify({ head: forgedHead })].join('\n')}\n`);
+    const refused = await cli('verify', runId, '--against', forged);
+    expect(refused.code).toBe(9);
+    expect(refused.stderr).toContain('its head signature is invalid');
   }, 90_000);
 
   it('is for operators: a client is refused (exit 8), a bad query names its parameter', async () => {

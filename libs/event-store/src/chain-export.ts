@@ -61,10 +61,11 @@ export function parseExport(text: string): { events: ChainedEvent[]; head: Expor
 export function verifyExport(text: string, key?: string): ExportVerdict {
   const { events, head } = parseExport(text);
   const { signature: _, ...chainHead } = head;
-  return { ...verifyChain(events, chainHead), signature: checkSignature(head, key) };
+  return { ...verifyChain(events, chainHead), signature: checkHeadSignature(head, key) };
 }
 
-function checkSignature(head: ExportedHead, key?: string): SignatureCheck {
+/** Whether the head's signature holds under `key`: `unchecked` without a key, `unsigned` without one. */
+export function checkHeadSignature(head: ExportedHead, key?: string): SignatureCheck {
   if (!head.signature) return 'unsigned';
   if (key === undefined) return 'unchecked';
   const expected = Buffer.from(mac(head, key), 'hex');

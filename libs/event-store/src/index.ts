@@ -46,6 +46,7 @@ export {
   exportLines,
   parseExport,
   signHead,
+  checkHeadSignature,
   verifyExport,
   ExportFormatError,
   type ExportedHead,

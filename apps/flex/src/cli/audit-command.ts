@@ -1,5 +1,11 @@
 import type { ChainVerifyResponse } from '@flex/contracts';
-import { ExportFormatError, parseExport, verifyExport, type ExportVerdict } from '@flex/event-store';
+import {
+  checkHeadSignature,
+  ExportFormatError,
+  parseExport,
+  verifyExport,
+  type ExportVerdict,
+} from '@flex/event-store';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { api, CliError, type CliContext } from './client';
 import { EXIT } from './exit-codes';
@@ -38,14 +44,14 @@ export async function exportCommand(
  * `flex verify <runId> [--against <export>]`: whether the run's stored events still form their
  * chain (exit 9 naming the first bad event when not). With an earlier export of the run, the stored
  * chain must also still reach that export's head: events cut from the end, or a chain rewritten
- * from some event on, show only then.
+ * from some event on, show only then (a signed head is checked first when `key` is given).
  */
 export async function verifyCommand(
   ctx: CliContext,
   runId: string,
-  options: { against?: string; json: boolean },
+  options: { against?: string; json: boolean; key?: string },
 ): Promise<number> {
-  const query = options.against === undefined ? '' : `?${headQuery(options.against)}`;
+  const query = options.against === undefined ? '' : `?${headQuery(options.against, options.key)}`;
   const verdict = (await (
     await api(ctx, 'GET', runPath(runId, `verify${query}`))
   ).json()) as ChainVerifyResponse;
@@ -86,14 +92,21 @@ function verdictLine(subject: string, verdict: Omit<ChainVerifyResponse, 'runId'
   return `${subject}: TAMPERED: ${bad.problem}: ${at}${where}: ${bad.detail}`;
 }
 
-function headQuery(file: string): string {
+/** The export's head as the verify query; a head whose signature fails under `key` is no reference. */
+function headQuery(file: string, key?: string): string {
+  let head;
   try {
-    const { head } = parseExport(readExport(file));
-    return new URLSearchParams({ version: String(head.version), hash: head.hash }).toString();
+    ({ head } = parseExport(readExport(file)));
   } catch (error) {
     if (error instanceof ExportFormatError) throw new CliError(`${file}: ${error.message}`, EXIT.usage);
     throw error;
   }
+  if (checkHeadSignature(head, key) === 'invalid')
+    throw new CliError(
+      `${file}: its head signature is invalid: not a head to verify against`,
+      EXIT.verifyFailed,
+    );
+  return new URLSearchParams({ version: String(head.version), hash: head.hash }).toString();
 }
 
 function readExport(file: string): string {

@@ -81,7 +81,11 @@ async function dispatch(ctx: CliContext, { command, args, flags, json }: ParsedC
     case 'export':
       return exportCommand(ctx, runId, { out: str('out'), json });
     case 'verify':
-      return verifyCommand(ctx, runId, { against: str('against'), json });
+      return verifyCommand(ctx, runId, {
+        against: str('against'),
+        json,
+        key: process.env.FLEX_CHAIN_SIGNING_KEY,
+      });
     case 'projections rebuild':
       process.stdout.write(
         `${JSON.stringify(await (await api(ctx, 'POST', 'admin/projections/rebuild', {})).json())}\n`,
