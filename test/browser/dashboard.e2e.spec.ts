@@ -168,6 +168,19 @@ describe('dashboard (headless Chromium)', () => {
     await detail.getByText(/writer_down/).waitFor();
   }, 120_000);
 
+  it('scrubs a finished run back to the event its plan was accepted at (GET runs/:id?at=)', async () => {
+    const run = await api().runStream(sampleEnvelope());
+    const planned = run.frames.findIndex((f) => f.type === 'plan_generated');
+    await go(page, `#/runs/${run.runId}`);
+    await waitForRunStatus(page, 'completed');
+    await page.locator('summary', { hasText: 'Time travel' }).click();
+    await page.locator('[data-time-travel-status="completed"]').waitFor();
+    await page.getByLabel('Event to show the run at').fill(String(planned));
+    const then = page.locator(`[data-time-travel-position="${run.frames[planned].position}"]`);
+    await then.locator('[data-time-travel-status="running"]').waitFor();
+    expect(await then.getByLabel('Output then').count()).toBe(0);
+  }, 120_000);
+
   it('pauses a run without a policy, with the reason typed, and resumes it', async () => {
     const started = await api().start(withPolicies(review));
     await go(page, `#/runs/${started.runId}`);
@@ -256,7 +269,9 @@ describe('dashboard (headless Chromium)', () => {
     expect(run.frames.at(-1)?.type).toBe('complete');
     await go(page, `#/runs/${run.runId}`);
     await waitForRunStatus(page, 'completed');
-    await page.locator('details.panel summary').click();
+    for (const panel of ['Time travel', 'Events'])
+      await page.locator('details.panel summary', { hasText: panel }).click();
+    await page.locator('[data-time-travel-status]').waitFor();
     await page.locator('[data-node-id]').first().click();
     await page.getByRole('region', { name: /^Node / }).waitFor();
     const html = await page.content();

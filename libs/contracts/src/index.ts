@@ -143,6 +143,16 @@ export {
   type RunDetail,
 } from './api/api-runs';
 export {
+  RunDetailQuerySchema,
+  type RunDetailQuery,
+  ChainVerifyQuerySchema,
+  type ChainVerifyQuery,
+  ChainHeadSchema,
+  ChainProblemSchema,
+  ChainVerifyResponseSchema,
+  type ChainVerifyResponse,
+} from './api/api-audit';
+export {
   ErrorResponseSchema,
   CancelRunResponseSchema,
   type CancelRunResponse,

@@ -1,10 +1,11 @@
 import { upcastPayload } from '@flex/contracts';
 import { sql } from 'kysely';
 import { AppendItem, checkExpectedVersion } from './append';
-import { IdempotencyKeyConflictError } from './errors';
+import { contentDigest, GENESIS_HASH } from './chain';
+import { IdempotencyKeyConflictError, InvalidAppendError } from './errors';
 import { Executor, readEventsAt } from './read';
 import { toIsoString, toPosition } from './rows';
-import type { AppendResult, ExpectedVersion, StoredEvent } from './types';
+import type { AppendResult, EventMetadata, ExpectedVersion, NewEvent, StoredEvent } from './types';
 
 /** What one append statement came back with. */
 interface StatementRow {
@@ -24,11 +25,11 @@ interface StatementRow {
 
 type InsertedRow = StatementRow & { position: string | number; recorded_at: Date | string };
 
-/** The item's events as JSON text: what is sent, and what the stored events are built from. */
+/** The item's events as JSON text (what is sent), and that JSON read back (what readers will get). */
 interface Encoded {
   docs: string;
-  payloads: string[];
-  metadata: string[];
+  payloads: unknown[];
+  metadata: EventMetadata[];
 }
 
 /**
@@ -50,14 +51,18 @@ export async function appendStatement(
   const key = options.idempotencyKey ?? null;
   const encoded = encode(item);
   const { rows } = await sql<StatementRow>`
-    with head as (
-      select coalesce(max(version), 0)::int as version from events where stream_id = ${streamId}
+    with recursive head as (
+      select coalesce(last.version, 0)::int as version, coalesce(last.hash, ${GENESIS_HASH}) as hash
+      from (select) one
+      left join (
+        select version, hash from events where stream_id = ${streamId} order by version desc limit 1
+      ) last on true
     ),
     prior as (
       select stream_id, positions from idempotency_keys where key = ${key}::text
     ),
     accepted as (
-      select version from head
+      select version, hash from head
       where not exists (select from prior)
         and (${versionToCheck(options.expectedVersion)}::int is null
           or version = ${versionToCheck(options.expectedVersion)}::int)
@@ -76,13 +81,31 @@ export async function appendStatement(
       on conflict (key) do nothing
       returning key
     ),
-    inserted as (
-      insert into events (position, id, stream_id, version, type, payload, metadata, recorded_at)
-      select a.position, (e.doc->>'id')::uuid, ${streamId}, h.version + a.ord, e.doc->>'type',
-        e.doc->'payload', e.doc->'metadata', coalesce((e.doc->>'recorded_at')::timestamptz, now())
+    placed as (
+      select e.ord, a.position, h.version + a.ord as version, e.doc,
+        date_trunc('milliseconds', coalesce((e.doc->>'recorded_at')::timestamptz, now())) as recorded_at
       from accepted h
       join allocated a on true
       join jsonb_array_elements(${encoded.docs}::jsonb) with ordinality as e(doc, ord) on e.ord = a.ord
+    ),
+    chain (ord, hash) as (
+      select 0::bigint, hash from accepted
+      union all
+      -- RFC 8785 of { content, position, prev, timestamp, version }: see chain.ts.
+      select p.ord, encode(sha256(convert_to(concat(
+        '{"content":"', p.doc->>'content', '","position":', p.position, ',"prev":"', c.hash,
+        '","timestamp":"', to_char(p.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        '","version":', p.version, '}'), 'UTF8')), 'hex')
+      from chain c join placed p on p.ord = c.ord + 1
+    ),
+    inserted as (
+      insert into events
+        (position, id, stream_id, version, type, payload, metadata, recorded_at, prev_hash, hash)
+      select p.position, (p.doc->>'id')::uuid, ${streamId}, p.version, p.doc->>'type',
+        p.doc->'payload', p.doc->'metadata', p.recorded_at, before.hash, self.hash
+      from placed p
+      join chain self on self.ord = p.ord
+      join chain before on before.ord = p.ord - 1
       where ${key}::text is null or exists (select from claimed)
       returning position, version, recorded_at
     ),
@@ -125,8 +148,8 @@ async function interpret(
       version: first.head + i + 1,
       type: event.type,
       // From the JSON sent, not the object given: what a reader gets (no undefined, no Date), unshared.
-      payload: upcastPayload(event.type, JSON.parse(encoded.payloads[i])),
-      metadata: JSON.parse(encoded.metadata[i]),
+      payload: upcastPayload(event.type, encoded.payloads[i]),
+      metadata: encoded.metadata[i],
       timestamp: toIsoString(row.recorded_at),
     };
   });
@@ -148,12 +171,29 @@ function versionToCheck(expected: ExpectedVersion): number | null {
 }
 
 function encode(item: AppendItem): Encoded {
-  const payloads = item.events.map((event) => JSON.stringify(event.payload ?? null) ?? 'null');
-  const metadata = item.events.map((event) => JSON.stringify(event.metadata ?? {}) ?? '{}');
-  const docs = item.events.map((event, i) => {
+  const encoded: Encoded = { docs: '', payloads: [], metadata: [] };
+  const docs = item.events.map((event) => {
+    const payload = JSON.stringify(event.payload ?? null) ?? 'null';
+    const metadata = JSON.stringify(event.metadata ?? {}) ?? '{}';
+    encoded.payloads.push(JSON.parse(payload));
+    encoded.metadata.push(JSON.parse(metadata) as EventMetadata);
+    const content = contentOf(item.streamId, event, encoded);
     const at = event.timestamp === undefined ? '' : `,"recorded_at":${JSON.stringify(event.timestamp)}`;
     const head = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}`;
-    return `${head},"payload":${payloads[i]},"metadata":${metadata[i]}${at}}`;
+    return `${head},"content":"${content}","payload":${payload},"metadata":${metadata}${at}}`;
   });
-  return { docs: `[${docs.join(',')}]`, payloads, metadata };
+  encoded.docs = `[${docs.join(',')}]`;
+  return encoded;
+}
+
+/** The digest (chain.ts) of the event just encoded, as stored: its JSON read back. */
+function contentOf(streamId: string, event: NewEvent, encoded: Encoded): string {
+  const [payload, metadata] = [encoded.payloads.at(-1), encoded.metadata.at(-1)];
+  try {
+    // The id as the uuid column gives it back: lowercase.
+    const id = event.id.toLowerCase();
+    return contentDigest({ id, type: event.type, streamId, payload, metadata });
+  } catch (error) {
+    throw new InvalidAppendError(`event ${event.id}: ${(error as Error).message}`, { cause: error });
+  }
 }

@@ -29,8 +29,10 @@ export function validateAppend(item: AppendItem): void {
       throw new InvalidAppendError(`stream ${item.streamId}: event id ${event.id} is not a UUID`);
     if (typeof event.type !== 'string' || event.type.length === 0)
       throw new InvalidAppendError(`event ${event.id}: type must be a non-empty string`);
-    if (event.timestamp !== undefined && Number.isNaN(Date.parse(event.timestamp))) {
-      throw new InvalidAppendError(`event ${event.id}: timestamp ${event.timestamp} is not ISO-8601`);
+    if (event.timestamp !== undefined && !inChainRange(Date.parse(event.timestamp))) {
+      throw new InvalidAppendError(
+        `event ${event.id}: timestamp ${event.timestamp} is not ISO-8601 in the years 0001-9999`,
+      );
     }
   }
 }
@@ -40,4 +42,11 @@ export function checkExpectedVersion(streamId: string, expected: ExpectedVersion
   if (expected === 'any') return;
   const wanted = expected === 'no_stream' ? 0 : expected;
   if (wanted !== actual) throw new WrongExpectedVersionError(streamId, expected, actual);
+}
+
+const [FIRST_MS, LAST_MS] = [Date.parse('0001-01-01T00:00:00Z'), Date.parse('+010000-01-01T00:00:00Z')];
+
+/** Four-digit years only: the chain hashes the time as `toISOString` and Postgres's to_char both write it. */
+function inChainRange(ms: number): boolean {
+  return ms >= FIRST_MS && ms < LAST_MS;
 }

@@ -46,6 +46,8 @@ describe('validateAppend', () => {
     ['an id that is not a UUID', item({ events: [{ ...event(), id: 'evt-1' }] })],
     ['an empty type', item({ events: [{ ...event(), type: '' }] })],
     ['a timestamp that is not a date', item({ events: [{ ...event(), timestamp: 'soon' }] })],
+    ['a five-digit year', item({ events: [{ ...event(), timestamp: '+010000-01-01T00:00:00Z' }] })],
+    ['a year before 1', item({ events: [{ ...event(), timestamp: '0000-12-31T23:59:59Z' }] })],
   ])('refuses %s', (_, bad) => {
     expect(() => validateAppend(bad)).toThrow(expect.objectContaining({ code: 'INVALID_APPEND' }));
   });

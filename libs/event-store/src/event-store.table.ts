@@ -18,6 +18,9 @@ export interface EventsTable {
   /** xid8 of the appending transaction, as text. Set by the database, never by the writer. */
   transaction_id: ColumnType<string, never, never>;
   recorded_at: Immutable<Date, string | undefined>;
+  /** The chain (chain.ts): the predecessor's hash and this event's. Written by the append statement only. */
+  prev_hash: ColumnType<string | null, never, never>;
+  hash: ColumnType<string | null, never, never>;
 }
 
 export interface IdempotencyKeysTable {

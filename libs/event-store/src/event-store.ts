@@ -1,5 +1,7 @@
 import type { Kysely } from 'kysely';
 import { AppendItem, validateAppend } from './append';
+import type { ChainedEvent } from './chain';
+import { readChain } from './chain-read';
 import { InvalidArgumentError } from './errors';
 import { assertCheckpoint } from './checkpoints';
 import type { EventStoreDatabase } from './event-store.table';
@@ -81,6 +83,11 @@ export class EventStore {
 
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
     return readStreamEvents(this.#db, streamId, options);
+  }
+
+  /** The stream's events with their chain links, as stored (see chain.ts, verifyChain). */
+  readChain(streamId: string): Promise<ChainedEvent[]> {
+    return readChain(this.#db, streamId);
   }
 
   /** The stream's current version: 0 when it has no events. */

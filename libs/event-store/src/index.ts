@@ -33,3 +33,24 @@ export { createEventLog, type EventLog } from './event-log';
 export { storeSealedSecrets, loadSealedSecrets, type SealedSecret } from './secrets';
 export { fallbackLogger, type StoreLogger } from './logger';
 export { typedEvent, payloadOf, type TypedEvent, type TypedEventOf } from './typed-event';
+export {
+  GENESIS_HASH,
+  chainHash,
+  chainHead,
+  contentDigest,
+  type ChainedEvent,
+  type ChainHead,
+} from './chain';
+export { verifyChain, type ChainFault, type ChainProblem, type ChainVerdict } from './chain-verify';
+export {
+  exportLines,
+  parseExport,
+  signHead,
+  checkHeadSignature,
+  verifyExport,
+  ExportFormatError,
+  type ExportedHead,
+  type ExportVerdict,
+  type HeadSignature,
+  type SignatureCheck,
+} from './chain-export';

@@ -20,7 +20,8 @@ export interface ApiDocInput {
   /** The JSON body of the success answer. */
   response?: z.ZodType;
   /** The success answer is not JSON: an SSE stream of FlexEvent frames, an HTML page, plain text. */
-  produces?: 'text/event-stream' | 'text/html' | 'text/plain' | 'application/octet-stream';
+  produces?:
+    'text/event-stream' | 'text/html' | 'text/plain' | 'application/octet-stream' | 'application/x-ndjson';
   /**
    * Answers besides success and the ones every route of its kind may give: status → when (the
    * body is the API's error), or when and the body's schema.

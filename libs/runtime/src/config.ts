@@ -100,6 +100,8 @@ const ConfigSchema = z
       .string()
       .refine((s) => parseSecretKey(s) !== undefined, { error: 'expected 32 bytes as base64 or hex' })
       .optional(),
+    /** Signs chain heads (HMAC-SHA256) in exports and verify answers (docs/AUDIT.md): 32+ characters. */
+    FLEX_CHAIN_SIGNING_KEY: z.string().min(32, { error: 'expected at least 32 characters' }).optional(),
     /** Keys (in the envelope's data) whose values are secrets: a regular expression, case-insensitive. */
     FLEX_SECRET_KEY_PATTERN: z
       .string()

@@ -13,6 +13,7 @@ import { RunsService } from './runs/runs.service';
 import { HitlController } from './hitl/hitl.controller';
 import { RunControlController } from './runs/run-control.controller';
 import { RunCancelController } from './runs/run-cancel.controller';
+import { RunAuditController } from './runs/run-audit.controller';
 import { API_ROUTES, OpenApiController } from './openapi/openapi.controller';
 import { routesOf } from './openapi/openapi.document';
 import { EnvelopeBuilder } from './sandbox/envelope-builder';
@@ -29,6 +30,7 @@ const CONTROLLERS: Type[] = [
   HitlController,
   RunControlController,
   RunCancelController,
+  RunAuditController,
   OpenApiController,
 ];
 

@@ -56,6 +56,11 @@ export class FlexApi {
     return this.json('GET', `runs/${encodeURIComponent(runId)}`);
   }
 
+  /** The run as it stood once the event at `position` was applied (time travel). */
+  runAt(runId: string, position: number): Promise<RunDetail> {
+    return this.json('GET', `runs/${encodeURIComponent(runId)}?at=${position}`);
+  }
+
   async capabilities(): Promise<CapabilityView[]> {
     const body = await this.json<{ capabilities?: CapabilityView[] } | CapabilityView[]>(
       'GET',

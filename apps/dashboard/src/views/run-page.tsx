@@ -13,6 +13,7 @@ import { PlanPanel } from './plan-panel';
 import { PolicyPanel } from './policy-panel';
 import { RunControls } from './run-controls';
 import { useRunDetail, useRunStream, type Connection } from './run-hooks';
+import { TimeTravelPanel } from './time-travel-panel';
 
 const CONNECTION_WORDS: Record<Connection, string> = {
   connecting: 'connecting…',
@@ -98,6 +99,7 @@ export function RunPage({ api, runId, nodeId }: { api: FlexApi; runId: string; n
       <Outcome view={view} status={status} />
       <DiagnosticsPanel view={view} />
       <PolicyPanel decisions={view.policies} />
+      <TimeTravelPanel api={api} runId={runId} frames={stream.frames} />
       <EventLog frames={stream.frames} />
     </div>
   );

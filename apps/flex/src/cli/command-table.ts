@@ -111,6 +111,30 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: { verify: { type: 'boolean', help: 'fold the events again and check the audit invariants' } },
     summary: "print a run's recorded events",
   },
+  {
+    name: 'export',
+    args: ['runId'],
+    options: { out: { type: 'string', value: 'file', help: 'write the export here (default: stdout)' } },
+    summary: "a run's events with their chain links and chain head, as NDJSON (operator)",
+  },
+  {
+    name: 'verify',
+    args: ['runId'],
+    options: {
+      against: {
+        type: 'string',
+        value: 'export.ndjson',
+        help: 'an earlier export of the run: the stored chain must still reach its head',
+      },
+    },
+    summary: "check that a run's stored events are the ones written: name the first bad one (operator)",
+  },
+  {
+    name: 'verify-export',
+    args: ['file'],
+    options: {},
+    summary: 'check an export offline (and its head signature with FLEX_CHAIN_SIGNING_KEY)',
+  },
   { name: 'projections rebuild', args: [], options: {}, summary: 'rebuild the read models (admin)' },
   { name: 'help', args: ['command?'], options: {}, summary: 'this help, or one command’s' },
 ];

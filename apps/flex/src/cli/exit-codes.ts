@@ -22,7 +22,7 @@ export const EXIT = {
   unreachable: 7,
   /** No API token, or the token may not do this (HTTP 401, 403). */
   unauthorized: 8,
-  /** `flex replay --verify` found problems in the run's record. */
+  /** `flex replay --verify`, `flex verify` or `flex verify-export` found problems in the run's record. */
   verifyFailed: 9,
 } as const;
 
@@ -39,4 +39,4 @@ export const EXIT_CODE_HELP = `exit codes:
   6  the run is waiting for a human (HITL); add --wait to wait for the decision
   7  Flex is unreachable or not ready (connection refused, HTTP 502/503/504)
   8  not authorized: no token, HTTP 401 or 403
-  9  replay --verify found problems`;
+  9  replay --verify, verify or verify-export found problems (a tampered record)`;

@@ -1,3 +1,4 @@
+import { exportCommand, verifyCommand, verifyExportCommand } from './audit-command';
 import { cancelCommand } from './cancel-command';
 import { api, cliContext, CliError, type CliContext } from './client';
 import { eventsCommand, replayCommand } from './events-command';
@@ -19,6 +20,12 @@ export async function main(argv: string[], context: () => CliContext = cliContex
     const parsed = parseArgv(argv);
     json = parsed.json;
     if (parsed.help || parsed.command.name === 'help') return help(parsed);
+    // Offline: no Flex, no token.
+    if (parsed.command.name === 'verify-export')
+      return verifyExportCommand((l) => process.stdout.write(`${l}\n`), parsed.args.file as string, {
+        json,
+        key: process.env.FLEX_CHAIN_SIGNING_KEY,
+      });
     return await dispatch(context(), parsed);
   } catch (error) {
     const known = error instanceof CliError;
@@ -71,6 +78,14 @@ async function dispatch(ctx: CliContext, { command, args, flags, json }: ParsedC
     }
     case 'replay':
       return replayCommand(ctx, runId, { verify: bool('verify'), json });
+    case 'export':
+      return exportCommand(ctx, runId, { out: str('out'), json });
+    case 'verify':
+      return verifyCommand(ctx, runId, {
+        against: str('against'),
+        json,
+        key: process.env.FLEX_CHAIN_SIGNING_KEY,
+      });
     case 'projections rebuild':
       process.stdout.write(
         `${JSON.stringify(await (await api(ctx, 'POST', 'admin/projections/rebuild', {})).json())}\n`,

@@ -26,7 +26,9 @@ export function usage(): string {
     ...COMMANDS.filter((c) => c.name !== 'help').map((c) => `  ${commandLine(c)}\n      ${c.summary}`),
     '  flex help [command]   (or flex <command> --help)',
     '',
-    'env: FLEX_URL (default http://127.0.0.1:3000), FLEX_TOKEN (default: the token in $FLEX_DATA_DIR/api-token)',
+    'env: FLEX_URL (default http://127.0.0.1:3000),',
+    '     FLEX_TOKEN (default: the token in $FLEX_DATA_DIR/api-token),',
+    '     FLEX_CHAIN_SIGNING_KEY (verify-export: checks the head signature)',
     '',
     EXIT_CODE_HELP,
   ].join('\n');

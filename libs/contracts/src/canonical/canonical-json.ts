@@ -24,6 +24,7 @@ export class CanonicalJsonError extends Error {
  * omit them, so a value hashes the same before and after a JSON round trip.
  */
 export function canonicalJson(value: unknown): string {
+  // One path for the whole walk, pushed and popped: it is formatted only when a value is refused.
   return serialize(value, [], new Set());
 }
 
@@ -71,22 +72,36 @@ function serializeObject(value: object, path: PropertyKey[], stack: Set<object>)
   }
   stack.add(value);
   try {
-    if (Array.isArray(value)) {
-      return `[${value
-        .map((item, i) => {
-          if (item === undefined)
-            throw new CanonicalJsonError(formatIssuePath([...path, i]), 'undefined is not a JSON value');
-          return serialize(item, [...path, i], stack);
-        })
-        .join(',')}]`;
-    }
-    const record = value as Record<string, unknown>;
-    // Default sort compares UTF-16 code units, which is exactly RFC 8785 §3.2.3.
-    const keys = Object.keys(record)
-      .filter((k) => record[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${serializeString(k, path)}:${serialize(record[k], [...path, k], stack)}`).join(',')}}`;
+    return Array.isArray(value) ? serializeArray(value, path, stack) : serializeRecord(value, path, stack);
   } finally {
     stack.delete(value);
   }
+}
+
+function serializeArray(value: unknown[], path: PropertyKey[], stack: Set<object>): string {
+  const items: string[] = [];
+  for (let i = 0; i < value.length; i++) {
+    path.push(i);
+    if (value[i] === undefined)
+      throw new CanonicalJsonError(formatIssuePath(path), 'undefined is not a JSON value');
+    items.push(serialize(value[i], path, stack));
+    path.pop();
+  }
+  return `[${items.join(',')}]`;
+}
+
+function serializeRecord(value: object, path: PropertyKey[], stack: Set<object>): string {
+  const record = value as Record<string, unknown>;
+  // Default sort compares UTF-16 code units, which is exactly RFC 8785 §3.2.3.
+  const keys = Object.keys(record)
+    .filter((k) => record[k] !== undefined)
+    .sort();
+  const members: string[] = [];
+  for (const key of keys) {
+    const name = serializeString(key, path);
+    path.push(key);
+    members.push(`${name}:${serialize(record[key], path, stack)}`);
+    path.pop();
+  }
+  return `{${members.join(',')}}`;
 }

@@ -5,6 +5,7 @@ import * as outbox from './2026112203_outbox';
 import * as checkpoints from './2026112204_checkpoints';
 import * as deadLetters from './2026112205_dead_letters';
 import * as secrets from './2026121204_secrets';
+import * as eventChain from './2026121701_event_chain';
 
 /** The store's own migrations, forward only: a released one is never edited, a change is a new one. */
 export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
@@ -14,4 +15,5 @@ export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.
   '2026112204_checkpoints': checkpoints,
   '2026112205_dead_letters': deadLetters,
   '2026121204_secrets': secrets,
+  '2026121701_event_chain': eventChain,
 });

@@ -167,6 +167,11 @@ function success(doc: ApiDocInput | undefined, components: SchemaComponents, nam
       return { description: 'done', content: { [doc.produces]: { schema: { type: 'string' } } } };
     case 'application/octet-stream':
       return { description: 'a file', content: { [doc.produces]: { schema: {} } } };
+    case 'application/x-ndjson':
+      return {
+        description: 'NDJSON: one JSON document per line',
+        content: { [doc.produces]: { schema: { type: 'string' } } },
+      };
     case undefined:
       return doc?.response
         ? {

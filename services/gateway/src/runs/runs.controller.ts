@@ -1,5 +1,6 @@
 import { Controller, Get, Headers, Inject, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
 import {
+  RunDetailQuerySchema,
   RunDetailSchema,
   RunListQuerySchema,
   RunEventsQuerySchema,
@@ -97,11 +98,23 @@ export class RunsController {
   @ApiDoc({
     summary:
       'One run (spec 003 §10.1): envelope, schema hash, plan versions, latest snapshot, nodes, output, HITL',
+    description:
+      'With `at` (an event position, the SSE `id:`), the run as it stood once that event was applied: its ' +
+      'events up to there folded as the read model folds them. Past its last event: as of its last event.',
+    query: RunDetailQuerySchema,
     response: RunDetailSchema,
-    errors: { 404: 'no such run (for a client: none of its own)' },
+    errors: { 404: 'no such run (for a client: none of its own), or none yet at position `at`' },
   })
-  async detail(@Req() req: AuthedRequest, @Param('id') id: string): Promise<RunDetail> {
-    return this.runs.detail(req.principal, checkRunId(id));
+  async detail(
+    @Req() req: AuthedRequest,
+    @Param('id') id: string,
+    @Query() query: Record<string, unknown>,
+  ): Promise<RunDetail> {
+    const { at } = parseQuery(RunDetailQuerySchema, query);
+    const runId = checkRunId(id);
+    return at === undefined
+      ? this.runs.detail(req.principal, runId)
+      : this.runs.detailAt(req.principal, runId, at);
   }
 
   /**
@@ -148,7 +161,7 @@ export class RunsController {
   }
 }
 
-function checkRunId(id: string): string {
+export function checkRunId(id: string): string {
   if (!RUN_ID.test(id))
     throw apiError(400, 'invalid_run_id', 'run ids are 1–100 letters, digits, _ or -', { path: 'id' });
   return id;

@@ -10,6 +10,7 @@ import { checkUntrustedSchema } from '@flex/facets';
 import {
   countWorkingRuns,
   getRunDetail,
+  getRunDetailAt,
   listRuns,
   projectionsFor,
   type RunCursor,
@@ -187,11 +188,13 @@ export class RunsService {
   /** A client sees only its own runs: another's run is a 404, as if it did not exist. */
   async detail(principal: Principal, runId: string): Promise<RunDetail> {
     await this.fresh();
-    const detail = await getRunDetail(this.runtime.database.db, runId);
-    if (!detail || (principal.role === 'client' && detail.run.owner !== principal.id)) {
-      throw apiError(404, 'run_not_found', `no run ${runId}`, { runId });
-    }
-    return detail;
+    return visible(principal, runId, await getRunDetail(this.runtime.database.db, runId));
+  }
+
+  /** The run as of the event at `position` (time travel: see getRunDetailAt); straight from its stream. */
+  async detailAt(principal: Principal, runId: string, position: number): Promise<RunDetail> {
+    const detail = await getRunDetailAt(this.runtime.database.db, runId, position);
+    return visible(principal, runId, detail, ` at position ${position}`);
   }
 
   /** Ownership check straight from the stream's first event (read models may lag a moment behind). */
@@ -204,6 +207,13 @@ export class RunsService {
       throw apiError(404, 'run_not_found', `no run ${runId}`, { runId });
     return streamId;
   }
+}
+
+/** The run, when the principal may see it; a 404 otherwise (a client sees its own runs only). */
+function visible(principal: Principal, runId: string, detail: RunDetail | undefined, when = ''): RunDetail {
+  if (!detail || (principal.role === 'client' && detail.run.owner !== principal.id))
+    throw apiError(404, 'run_not_found', `no run ${runId}${when}`, { runId });
+  return detail;
 }
 
 /** Distributed services without FLEX_SECRET_KEY cannot seal a secret: refused before anything is stored. */
