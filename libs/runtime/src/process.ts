@@ -10,18 +10,32 @@ const STARTUP_REFUSALS = new Set([
   'EACCES',
 ]);
 
+/** What a started process hands `runProcess`: how to stop it, and how long stopping may take. */
+export interface RunningProcess {
+  /** Stop taking work, finish the work in hand, close the connections. */
+  stop(): Promise<void>;
+  /** How long `stop` may take before the process exits anyway (FLEX_SHUTDOWN_GRACE_MS). */
+  graceMs: number;
+}
+
 /**
- * A process entry point: run `start`, then on SIGTERM / SIGINT run the shutdown it returned once and
- * exit 0; a failure to start (or to stop) is printed and exits 1.
+ * A process entry point: run `start`; on the first SIGTERM / SIGINT run its `stop` once and exit 0
+ * when it is done. A second signal, or `stop` taking longer than `graceMs`, exits 1 at once: work
+ * not finished by then is left unacknowledged, for another instance to take. A failure to start
+ * (or to stop) is printed and exits 1.
  */
-export function runProcess(start: () => Promise<() => Promise<void>>): void {
+export function runProcess(start: () => Promise<RunningProcess>): void {
   start().then(
-    (shutdown) => {
+    (running) => {
       let stopping = false;
-      const stop = () => {
-        if (stopping) return;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) return forceExit(`${signal} again while stopping`);
         stopping = true;
-        shutdown().then(
+        setTimeout(
+          () => forceExit(`still stopping after ${running.graceMs} ms (FLEX_SHUTDOWN_GRACE_MS)`),
+          running.graceMs,
+        ).unref();
+        running.stop().then(
           () => process.exit(0),
           (error) => {
             console.error(error);
@@ -29,14 +43,19 @@ export function runProcess(start: () => Promise<() => Promise<void>>): void {
           },
         );
       };
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      process.on('SIGTERM', stop);
+      process.on('SIGINT', stop);
     },
     (error) => {
       console.error(startFailure(error));
       process.exit(1);
     },
   );
+}
+
+function forceExit(why: string): void {
+  console.error(`flex: ${why}; exiting without finishing the work in hand`);
+  process.exit(1);
 }
 
 /** What to print when start fails: the one line of a refusal, the error (with its stack) otherwise. */

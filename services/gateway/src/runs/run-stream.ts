@@ -13,9 +13,10 @@ const PAGE = 500;
 
 /**
  * Why a stream stopped (the `reason` of the `flex.sse.streams_closed` counter); `stalled`: the
- * client stopped reading and the server dropped it (see SseSink).
+ * client stopped reading and the server dropped it (see SseSink); `shutdown`: this gateway is
+ * stopping, and the client reconnects (to another) with `Last-Event-ID`.
  */
-type StopReason = 'terminal' | 'paused' | 'client_left' | 'stalled' | 'error';
+type StopReason = 'terminal' | 'paused' | 'client_left' | 'stalled' | 'shutdown' | 'error';
 
 /** When a reader counts as stalled: its unsent bytes above `maxBufferBytes` for `graceMs`. */
 interface StallRule {
@@ -54,7 +55,8 @@ export function openSse(res: Response): void {
  * Every stream (run.stream, run.resume, GET runs/:id/events) is this one loop. The store is the
  * source and the cursor is the run's stream version, so each event is sent once and in order
  * whatever the bus does: bus notifications only ring a bell ("read again"), and a slow re-read
- * covers a missed one. Nothing ends the loop but the end rule, the client, or an error.
+ * covers a missed one. Nothing ends the loop but the end rule, the client, the gateway shutting
+ * down, or an error.
  * `flex.sse.streams_opened` minus `flex.sse.streams_closed` is the number of live streams.
  */
 export async function followRun(
@@ -65,6 +67,7 @@ export async function followRun(
 ): Promise<void> {
   const bell = new Doorbell();
   res.on('close', bell.ring);
+  const offStop = runtime.readiness.onStop(bell.ring);
   const unwatch = await runtime.bus.watch(streamId, bell.ring);
   runtime.metrics.inc('flex.sse.streams_opened');
   const stall = {
@@ -73,8 +76,10 @@ export async function followRun(
   };
   let reason: StopReason = 'error';
   try {
-    reason = await pump(runtime.store, streamId, options, new SseSink(res, stall), bell);
+    const sink = new SseSink(res, stall);
+    reason = await pump(runtime.store, streamId, options, sink, bell, () => runtime.readiness.stopping);
   } finally {
+    offStop();
     unwatch();
     res.off('close', bell.ring);
     if (!res.writableEnded) res.end();
@@ -88,10 +93,12 @@ async function pump(
   options: FollowOptions,
   sink: SseSink,
   bell: Doorbell,
+  stopping: () => boolean,
 ): Promise<StopReason> {
   let version = await startVersion(store, streamId, options.afterPosition);
   let progress = NOTHING_SEEN;
   while (!sink.gone) {
+    if (stopping()) return 'shutdown';
     bell.clear();
     const events = await store.readStream(streamId, { afterVersion: version, limit: PAGE });
     for (const event of events) {
@@ -125,7 +132,10 @@ async function startVersion(store: EventStore, streamId: string, afterPosition: 
   return Math.max(0, lastHeld - 1);
 }
 
-/** What wakes the loop: the bus on a new event of the run (best effort), the response on close. */
+/**
+ * What wakes the loop: the bus on a new event of the run (best effort), the response on close, the
+ * process on shutdown.
+ */
 class Doorbell {
   rung = false;
   private wake: (() => void) | undefined;
