@@ -52,7 +52,11 @@ export async function createDistributedRuntime(
   const nc = await connect(
     natsConnectionOptions(config.FLEX_NATS_URL, `flex-${options.service}`, natsAuthOf(config)),
   );
-  const bus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
+  const bus = await NatsEventBus.connect({
+    nc,
+    prefix: config.FLEX_NATS_PREFIX,
+    replicas: config.FLEX_NATS_STREAM_REPLICAS,
+  });
   const messaging = new NatsMessaging(nc);
   // Runs after an append has committed, so `store` exists by then.
   const publish = async (events: StoredEvent[]) => {
@@ -106,7 +110,11 @@ export async function createEmbeddedRuntime(
   let nc: Awaited<ReturnType<typeof connect>> | undefined;
   if (config.FLEX_NATS_URL) {
     nc = await connect(natsConnectionOptions(config.FLEX_NATS_URL, 'flex-embedded', natsAuthOf(config)));
-    const natsBus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX });
+    const natsBus = await NatsEventBus.connect({
+      nc,
+      prefix: config.FLEX_NATS_PREFIX,
+      replicas: config.FLEX_NATS_STREAM_REPLICAS,
+    });
     bus = natsBus;
     messaging = new NatsMessaging(nc);
     store = new EventStore(database.db, { outbox: false, afterCommit: (events) => natsBus.publish(events) });
