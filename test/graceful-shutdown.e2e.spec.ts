@@ -22,7 +22,7 @@ import {
 
 const TOKEN = 'drain-client-token';
 /** Each agent call takes this long: SIGTERM lands while a node is in flight. */
-const AGENT_DELAY_MS = 4_000;
+const AGENT_DELAY_MS = 5_000;
 
 interface Service {
   proc: ManagedProcess;
@@ -187,7 +187,7 @@ describe('graceful shutdown (separate processes)', () => {
     executor.proc.child.kill('SIGTERM');
     const exit = await gone;
     expect(exit.code).toBe(1);
-    expect(exit.at - againAt).toBeLessThan(1_000);
+    expect(exit.at - againAt).toBeLessThan(2_500); // not the drain: the call in flight had seconds to go
     expect(invocations().some((i) => i.event === 'end' && i.key === call.key && i.at <= exit.at)).toBe(false);
     expect(executor.proc.output()).toMatch(/SIGTERM again while stopping/);
   }, 200_000);
@@ -202,7 +202,7 @@ describe('graceful shutdown (separate processes)', () => {
     const exit = await gone;
     expect(exit.code).toBe(1);
     expect(exit.at - signalledAt).toBeGreaterThanOrEqual(graceMs - 50);
-    expect(exit.at - signalledAt).toBeLessThan(graceMs + 1_500);
+    expect(exit.at - signalledAt).toBeLessThan(graceMs + 2_500);
     expect(invocations().some((i) => i.event === 'end' && i.key === call.key && i.at <= exit.at)).toBe(false);
     expect(executor.proc.output()).toMatch(/still stopping after 1000 ms/);
   }, 200_000);
