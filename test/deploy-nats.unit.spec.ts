@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import { referenceAgents } from '@flex/agents-reference';
 import { FLEX_SERVICES, parseNatsTable, renderNatsServerConfig } from '@flex/runtime';
 import { parseAllDocuments } from 'yaml';
+import { mountedConfigFile, natsServerConfig } from './deploy-manifests';
 
 type Obj = Record<string, any>;
 const ROOT = path.resolve(__dirname, '..');
@@ -105,15 +106,18 @@ describe('docker-compose.yml', () => {
 });
 
 describe('deploy/k8s', () => {
-  it('runs nats-server with the nats-config ConfigMap and the nats-tls Secret where the file names them', () => {
+  it('runs nats-server with the nats-config ConfigMap (included by its cluster config) and the nats-tls Secret where the file names them', () => {
     const c = container(natsSts);
-    const args: string[] = c.args;
-    const conf = args[args.indexOf('-c') + 1];
     const volumes: Obj[] = natsSts.spec.template.spec.volumes;
     const mountAt = (p: string) => (c.volumeMounts as Obj[]).find((m) => m.mountPath === p);
     const volume = (name: string) => volumes.find((v) => v.name === name) ?? {};
-    expect(volume(mountAt(conf)?.name).configMap?.name).toBe('nats-config');
-    expect(mountAt(conf)?.subPath).toBe('nats.conf');
+    const { includes } = natsServerConfig(natsSts, k8s);
+    expect(includes).toHaveLength(1);
+    expect(mountedConfigFile(natsSts, includes[0], k8s)).toEqual({
+      configMap: 'nats-config',
+      key: 'nats.conf',
+      text: rendered,
+    });
     const tlsDir = path.posix.dirname(table.tls?.certFile ?? '');
     expect(volume(mountAt(tlsDir)?.name).secret?.secretName).toBe('nats-tls');
   });
@@ -179,20 +183,32 @@ describe('deploy/k8s', () => {
       }),
     );
 
-  it('only the Flex pods reach NATS, and only its client port', () => {
+  it('only the Flex pods reach NATS, and only its client port; the NATS servers alone reach the cluster port', () => {
     const policy = policyFor('nats');
     expect(policy?.spec.policyTypes).toEqual(['Ingress']);
-    expect([...allowedPeers(policy)].sort()).toEqual([...COMPONENTS].sort());
-    expect(policy?.spec.ingress.flatMap((r: Obj) => r.ports.map((p: Obj) => p.port))).toEqual([4222]);
+    const peersOf = (port: number) =>
+      allowedPeers({
+        spec: { ingress: policy?.spec.ingress.filter((r: Obj) => r.ports.some((p: Obj) => p.port === port)) },
+      });
+    expect([...peersOf(4222)].sort()).toEqual([...COMPONENTS].sort());
+    expect(peersOf(6222)).toEqual(['nats']);
+    expect(policy?.spec.ingress.flatMap((r: Obj) => r.ports.map((p: Obj) => p.port)).sort()).toEqual([
+      4222, 6222,
+    ]);
     for (const name of COMPONENTS)
       expect(deployment(name).spec.template.metadata.labels['app.kubernetes.io/name']).toBe(name);
   });
 
-  it('only the five services reach Postgres: the agents never do', () => {
-    const policy = policyFor('postgres');
+  it('only the five services reach the dev overlay’s Postgres: the agents never do', () => {
+    const dev = yamlDocs('deploy/k8s/dev/postgres.yaml');
+    const policy = dev.find(
+      (o) =>
+        o.kind === 'NetworkPolicy' &&
+        o.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] === 'postgres',
+    );
     expect([...allowedPeers(policy)].sort()).toEqual([...FLEX_SERVICES].sort());
     expect(policy?.spec.ingress.flatMap((r: Obj) => r.ports.map((p: Obj) => p.port))).toEqual([5432]);
-    const pg = k8s.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'postgres');
+    const pg = dev.find((o) => o.kind === 'StatefulSet' && o.metadata.name === 'postgres');
     expect(pg?.spec.template.metadata.labels['app.kubernetes.io/name']).toBe('postgres');
   });
 });

@@ -6,11 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parseAllDocuments } from 'yaml';
+import { loadYaml, natsServerConfig, read, ROOT, type Obj } from './deploy-manifests';
 
-type Obj = Record<string, any>;
-
-const ROOT = path.resolve(__dirname, '..');
 const K8S_DIR = path.join(ROOT, 'deploy', 'k8s');
 
 /** Every Flex process and the package that holds its entry point. */
@@ -25,24 +22,6 @@ const COMPONENTS: Record<string, string> = {
 const SERVICES = ['gateway', 'registry', 'planner', 'validator', 'executor'];
 const COMPONENT_NAMES = Object.keys(COMPONENTS);
 const ROLES = new Set(['client', 'operator', 'agent', 'admin']);
-
-function read(rel: string): string {
-  return fs.readFileSync(path.join(ROOT, rel), 'utf8');
-}
-
-/** All documents of a YAML file; fails on any parse error or warning. */
-function loadYaml(rel: string, opts: { merge?: boolean } = {}): Obj[] {
-  const docs = parseAllDocuments(read(rel), { merge: opts.merge ?? false, uniqueKeys: true });
-  if (!Array.isArray(docs)) throw new Error(`${rel}: not a YAML stream`);
-  const out: Obj[] = [];
-  for (const doc of docs) {
-    const problems = [...doc.errors, ...doc.warnings].map((e) => e.message);
-    if (problems.length) throw new Error(`${rel}: ${problems.join('; ')}`);
-    const value = doc.toJS();
-    if (value !== null && value !== undefined) out.push(value);
-  }
-  return out;
-}
 
 /** `<pkg>/dist/main.js` → does `<pkg>/src/main.ts` exist? */
 function entryPointSource(distPath: string): string {
@@ -248,6 +227,8 @@ const ofKind = (kind: string): Obj[] => k8s.filter((o) => o.kind === kind);
 const named = (kind: string, name: string): Obj | undefined =>
   ofKind(kind).find((o) => o.metadata?.name === name);
 
+/** The optional dev overlay's in-cluster Postgres (deploy/k8s/dev): the base treats Postgres as external. */
+const devPostgres = loadYaml('deploy/k8s/dev/postgres.yaml');
 const configMaps = ofKind('ConfigMap');
 const secrets = ofKind('Secret');
 const deployments = ofKind('Deployment');
@@ -566,15 +547,20 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('publishes the gateway on 3000 and nothing else of Flex', () => {
+  it('publishes each gateway replica on its own host port from 3000, and nothing else of Flex', () => {
     const ports: string[] = composeServices.gateway.ports.map((p: unknown) => String(interpolate(String(p))));
-    expect(ports.some((p) => /^(?:[\d.]+:)?3000:(\d+)$/.test(p) && p.endsWith(`:${PORT}`))).toBe(true);
+    const range = ports.map((p) => /^(?:[\d.]+:)?(\d+)-(\d+):(\d+)$/.exec(p)).find(Boolean);
+    expect(range).toBeDefined();
+    const [, first, last, target] = range!.map(Number);
+    expect(first).toBe(3000);
+    expect(last - first + 1).toBe(composeServices.gateway.deploy.replicas);
+    expect(target).toBe(PORT);
     for (const s of flexServices.filter((x) => x !== 'gateway'))
       expect(composeServices[s].ports).toBeUndefined();
   });
 
-  it('runs the executor with 2 replicas and no fixed container name', () => {
-    expect(composeServices.executor.deploy?.replicas).toBeGreaterThanOrEqual(2);
+  it('runs every Flex process replicated, with no fixed container name', () => {
+    for (const s of flexServices) expect(composeServices[s].deploy?.replicas).toBeGreaterThanOrEqual(2);
     for (const s of flexServices) expect(composeServices[s].container_name).toBeUndefined();
   });
 });
@@ -727,10 +713,9 @@ describe('deploy/k8s', () => {
     expect(sts).toBeDefined();
     const c = mainContainer(sts);
     expect(containerPort(c, port.targetPort ?? port.port)).toBe(4222);
-    const cmd = [...commandOf(c.command), ...commandOf(c.args)];
-    expect(cmd).toContain('-js');
-    const sdFlag = cmd.includes('-sd') ? '-sd' : '--store_dir';
-    const storeDir = cmd[cmd.indexOf(sdFlag) + 1];
+    const storeDir = /jetstream\s*\{[^}]*\bstore_dir:\s*"?([^"\s]+)/.exec(
+      natsServerConfig(sts, k8s).text,
+    )?.[1];
     expect(storeDir).toBeDefined();
     const claims = (sts.spec.volumeClaimTemplates ?? []).map((v: Obj) => v.metadata.name);
     const mount = (c.volumeMounts ?? []).find((m: Obj) => m.mountPath === storeDir);
@@ -740,14 +725,18 @@ describe('deploy/k8s', () => {
     expect(c.livenessProbe?.httpGet?.path).toMatch(/^\/healthz/);
   });
 
-  it('FLEX_DATABASE_URL reaches the Postgres 16 StatefulSet with matching credentials', () => {
+  it('Postgres is external to the base; the template FLEX_DATABASE_URL reaches the dev overlay’s Postgres 16', () => {
+    expect(statefulSets.map((s) => s.metadata.name)).not.toContain('postgres');
+    expect(loadYaml('deploy/k8s/dev/kustomization.yaml')[0].resources).toEqual(['..', 'postgres.yaml']);
     const url = new URL(k8sEnvValue(mainContainer(deployment('gateway')), 'FLEX_DATABASE_URL')!);
     expect(url.protocol).toMatch(/^postgres(ql)?:$/);
-    const svc = named('Service', url.hostname)!;
+    const svc = devPostgres.find((o) => o.kind === 'Service' && o.metadata.name === url.hostname)!;
     expect(svc).toBeDefined();
     const port = svc.spec.ports.find((p: Obj) => p.port === Number(url.port || 5432));
     expect(port).toBeDefined();
-    const sts = statefulSets.find((s) => selects(svc.spec.selector, s.spec.template.metadata.labels))!;
+    const sts = devPostgres.find(
+      (s) => s.kind === 'StatefulSet' && selects(svc.spec.selector, s.spec.template.metadata.labels),
+    )!;
     const c = mainContainer(sts);
     expect(c.image).toMatch(/^postgres:16(\b|[-.])/);
     expect(containerPort(c, port.targetPort ?? port.port)).toBe(5432);
@@ -762,14 +751,21 @@ describe('deploy/k8s', () => {
     expect((sts.spec.volumeClaimTemplates ?? []).map((v: Obj) => v.metadata.name)).toContain(mount.name);
   });
 
-  it('postgres.yaml says a managed Postgres is preferable', () => {
-    expect(read('deploy/k8s/postgres.yaml')).toMatch(/managed postgres/i);
+  it('dev/postgres.yaml is marked optional and says a managed Postgres is preferable', () => {
+    expect(read('deploy/k8s/dev/postgres.yaml')).toMatch(/OPTIONAL, FOR TRYING FLEX OUT ONLY/);
+    expect(read('deploy/k8s/dev/postgres.yaml')).toMatch(/managed postgres/i);
   });
 
   it('StatefulSets name an existing headless Service', () => {
-    expect(statefulSets.map((s) => s.metadata.name).sort()).toEqual(['nats', 'postgres']);
-    for (const s of statefulSets) {
-      const svc = named('Service', s.spec.serviceName);
+    const devStatefulSets = devPostgres.filter((o) => o.kind === 'StatefulSet');
+    expect([...statefulSets, ...devStatefulSets].map((s) => s.metadata.name).sort()).toEqual([
+      'nats',
+      'postgres',
+    ]);
+    for (const s of [...statefulSets, ...devStatefulSets]) {
+      const svc = [...k8sServices, ...devPostgres].find(
+        (o) => o.kind === 'Service' && o.metadata.name === s.spec.serviceName,
+      );
       expect(svc?.spec.clusterIP).toBe('None');
       expect(selects(svc!.spec.selector, s.spec.template.metadata.labels)).toBe(true);
     }
@@ -865,7 +861,7 @@ describe('deploy/k8s', () => {
     }
   });
 
-  it.each(['gateway', 'executor'])('%s has a HorizontalPodAutoscaler on its Deployment', (name) => {
+  it.each(COMPONENT_NAMES)('%s has a HorizontalPodAutoscaler on its Deployment', (name) => {
     const hpa = ofKind('HorizontalPodAutoscaler').find((h) => h.spec.scaleTargetRef.name === name);
     expect(hpa).toBeDefined();
     expect(hpa!.apiVersion).toBe('autoscaling/v2');

@@ -1,12 +1,10 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   createTestDatabase,
   FlexClient,
   freePort,
-  natsTestUrl,
-  startNodeProcess,
   testPrefix,
   waitFor,
   waitForHttp,
@@ -14,8 +12,8 @@ import {
   type ManagedProcess,
 } from '@flex/testing';
 import { sampleEnvelope } from './sample-run';
+import { readInvocations, serviceEnv, startService, startSlowAgents } from './distributed-harness';
 
-const ROOT = join(__dirname, '..');
 const TOKEN = 'crash-client-token:client';
 
 /**
@@ -31,12 +29,7 @@ describe('executor crash mid-run (separate processes)', () => {
   let dir: string;
   const logs = () => procs.map((p) => `--- ${p.name} ---\n${p.output().slice(-3000)}`).join('\n');
   const start = (name: string, env: Record<string, string> = {}) => {
-    const proc = startNodeProcess(
-      name,
-      join(ROOT, `services/${name.replace(/-\d+$/, '')}/dist/main.js`),
-      { ...common, ...env },
-      ROOT,
-    );
+    const proc = startService(name, { ...common, ...env });
     procs.push(proc);
     return proc;
   };
@@ -45,41 +38,16 @@ describe('executor crash mid-run (separate processes)', () => {
     dir = mkdtempSync(join(tmpdir(), 'flex-crash-'));
     db = await createTestDatabase('executor_crash');
     const prefix = testPrefix('crash');
-    common = {
-      FLEX_DATABASE_URL: db.url,
-      FLEX_NATS_URL: natsTestUrl(),
-      FLEX_NATS_PREFIX: prefix,
-      FLEX_LOG_LEVEL: 'warn',
-      FLEX_API_TOKENS: TOKEN,
-    };
+    common = serviceEnv(db.url, prefix, TOKEN);
     for (const name of ['registry', 'planner', 'validator', 'executor-1', 'gateway']) {
       const port = await freePort();
       if (name === 'gateway') gatewayPort = port;
       start(name, { PORT: String(port) });
       await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
     }
-    procs.push(
-      startNodeProcess(
-        'slow-agents',
-        join(__dirname, 'fixtures/slow-agents.js'),
-        {
-          FLEX_NATS_URL: natsTestUrl(),
-          FLEX_NATS_PREFIX: prefix,
-          SLOW_AGENT_DELAY_MS: '6000',
-          SLOW_AGENT_LOG: join(dir, 'invocations.jsonl'),
-        },
-        ROOT,
-      ),
-    );
+    procs.push(startSlowAgents(prefix, 6000, join(dir, 'invocations.jsonl')));
     const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'crash-client-token');
-    await waitFor(
-      async () =>
-        (await client.json('GET', '/api/v1/flex/capabilities')).body?.capabilities?.filter(
-          (c: any) => c.status === 'active',
-        ).length >= 3,
-      60_000,
-      logs,
-    );
+    await client.waitForActiveCapabilities(3, 60_000, logs);
   }, 180_000);
 
   afterAll(async () => {
@@ -99,14 +67,7 @@ describe('executor crash mid-run (separate processes)', () => {
     const runId = res.headers.get('x-flex-run-id') as string;
     void res.text().catch(() => undefined);
 
-    const invocations = () =>
-      existsSync(join(dir, 'invocations.jsonl'))
-        ? readFileSync(join(dir, 'invocations.jsonl'), 'utf8')
-            .trim()
-            .split('\n')
-            .filter(Boolean)
-            .map((l) => JSON.parse(l))
-        : [];
+    const invocations = () => readInvocations(join(dir, 'invocations.jsonl'));
     const first = await waitFor(async () => invocations().find((i) => i.event === 'start'), 60_000, logs);
     const executor = procs.find((p) => p.name === 'executor-1')!;
     await executor.kill('SIGKILL');

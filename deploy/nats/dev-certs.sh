@@ -17,7 +17,7 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 825 -subj "/CN=flex-nats-dev-ca"
   -keyout "$tmp/ca.key" -out "$dir/ca.crt" 2>/dev/null
 openssl req -newkey rsa:2048 -nodes -subj "/CN=nats" \
   -keyout "$dir/tls.key" -out "$tmp/tls.csr" 2>/dev/null
-printf 'subjectAltName=DNS:nats,DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n' > "$tmp/ext"
+printf 'subjectAltName=DNS:nats,DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n' > "$tmp/ext"
 openssl x509 -req -in "$tmp/tls.csr" -CA "$dir/ca.crt" -CAkey "$tmp/ca.key" -CAcreateserial -CAserial "$tmp/ca.srl" \
   -days 825 -extfile "$tmp/ext" -out "$dir/tls.crt" 2>/dev/null
 chmod 644 "$dir/ca.crt" "$dir/tls.crt"

@@ -41,6 +41,11 @@ export interface NatsEventBusOptions {
   streamName?: string;
   /** How long JetStream remembers a Nats-Msg-Id to drop a republished event. Default 2 minutes. */
   duplicateWindowMs?: number;
+  /**
+   * Copies of the stream JetStream keeps (1 to 5; default 1). More than 1 needs a JetStream cluster
+   * of at least that many servers. An existing stream with another count is changed to this one.
+   */
+  replicas?: number;
   logger?: BusLogger;
 }
 
@@ -75,6 +80,9 @@ export class NatsEventBus implements EventBus {
       throw new InvalidBusOptionsError(`stream name "${streamName}" must be made of [A-Za-z0-9_-]`);
     const duplicateWindowMs = options.duplicateWindowMs ?? DEFAULT_DUPLICATE_WINDOW_MS;
     if (!(duplicateWindowMs > 0)) throw new InvalidBusOptionsError('duplicateWindowMs must be positive');
+    const replicas = options.replicas ?? 1;
+    if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5)
+      throw new InvalidBusOptionsError(`replicas must be an integer from 1 to 5, not ${replicas}`);
     if (!options.nc === !options.url) throw new InvalidBusOptionsError('give exactly one of url and nc');
     const nc =
       options.nc ?? (await connect(natsConnectionOptions(options.url ?? '', 'flex-bus', options.auth)));
@@ -84,6 +92,7 @@ export class NatsEventBus implements EventBus {
         name: streamName,
         subjects: [eventsWildcard(prefix)],
         duplicate_window: nanos(duplicateWindowMs),
+        num_replicas: replicas,
       });
       return new NatsEventBus(
         nc,
@@ -208,22 +217,44 @@ export class NatsEventBus implements EventBus {
 /** Creates the stream, or adds what an existing one lacks without touching the rest of its config. */
 async function ensureStream(
   jsm: JetStreamManager,
-  wanted: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window'>,
+  wanted: Pick<StreamConfig, 'name' | 'subjects' | 'duplicate_window' | 'num_replicas'>,
 ): Promise<void> {
   let existing: StreamConfig;
   try {
     existing = (await jsm.streams.info(wanted.name)).config;
   } catch (error) {
     if (apiErrorCode(error) !== STREAM_NOT_FOUND) throw error;
-    await jsm.streams.add({ ...wanted, storage: StorageType.File });
+    await withReplicasNamed(wanted, jsm.streams.add({ ...wanted, storage: StorageType.File }));
     return;
   }
   const missing = wanted.subjects.filter((s) => !existing.subjects?.includes(s));
-  if (missing.length > 0 || existing.duplicate_window !== wanted.duplicate_window) {
-    await jsm.streams.update(wanted.name, {
+  if (
+    missing.length > 0 ||
+    existing.duplicate_window !== wanted.duplicate_window ||
+    existing.num_replicas !== wanted.num_replicas
+  ) {
+    const update = jsm.streams.update(wanted.name, {
       subjects: [...(existing.subjects ?? []), ...missing],
       duplicate_window: wanted.duplicate_window,
+      num_replicas: wanted.num_replicas,
     });
+    await withReplicasNamed(wanted, update);
+  }
+}
+
+/** A stream the server refuses with more than one replica (no cluster, too few servers): say how many were asked. */
+async function withReplicasNamed(
+  wanted: Pick<StreamConfig, 'name' | 'num_replicas'>,
+  request: Promise<unknown>,
+) {
+  try {
+    await request;
+  } catch (error) {
+    if (wanted.num_replicas <= 1) throw error;
+    throw new InvalidBusOptionsError(
+      `stream ${wanted.name} with ${wanted.num_replicas} replicas: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
 }
 

@@ -5,11 +5,13 @@ import { runIdFromStreamId } from '@flex/contracts';
 import { recordDeadLetter } from '@flex/event-store';
 import { bindHost, loadConfig } from './config';
 import { failRunOfDeadLetter } from './dead-letter';
+import type { RunningProcess } from './process';
 import type { ServiceRuntime } from './runtime';
 import { countingRedeliveries } from './telemetry/metrics-bus';
 import { boundedLabel } from './telemetry/metrics-events';
 import { createDistributedRuntime, type RuntimeOptions } from './runtime.factory';
 import { nestLogger } from './telemetry/nest-logger';
+import { drainingStop } from './shutdown';
 
 export interface ServiceDefinition {
   name: string;
@@ -53,9 +55,9 @@ export function eventsTransport(
 
 /**
  * Distributed entry point of one service: its own process, HTTP health on PORT, events over
- * JetStream. Returns the shutdown (see `runProcess`).
+ * JetStream. Returns how it stops (see `runProcess` and `drainingStop`).
  */
-export async function startDistributedService(definition: ServiceDefinition): Promise<() => Promise<void>> {
+export async function startDistributedService(definition: ServiceDefinition): Promise<RunningProcess> {
   const config = loadConfig();
   const runtime = await createDistributedRuntime(config, {
     service: definition.name,
@@ -64,19 +66,15 @@ export async function startDistributedService(definition: ServiceDefinition): Pr
   const app = await NestFactory.create(definition.module(runtime), { logger: nestLogger(runtime.logger) });
   // Keeps a handler's error code and retryable flag visible to the transport (Nest would hide them).
   app.useGlobalFilters(new FlexEventErrorFilter());
-  if (definition.consumesEvents) {
-    app.connectMicroservice(
-      { strategy: eventsTransport(runtime, definition.name, definition.concurrency) },
-      { inheritAppConfig: true },
-    );
+  const intake = definition.consumesEvents
+    ? eventsTransport(runtime, definition.name, definition.concurrency)
+    : undefined;
+  if (intake) {
+    app.connectMicroservice({ strategy: intake }, { inheritAppConfig: true });
     await app.startAllMicroservices();
   }
   const host = bindHost(config, 'distributed');
   await app.listen(config.PORT, host);
   runtime.logger.info('service started', { host, port: config.PORT, mode: runtime.mode });
-  return async () => {
-    runtime.logger.info('service stopping');
-    await app.close();
-    await runtime.close();
-  };
+  return drainingStop(runtime, app, intake);
 }

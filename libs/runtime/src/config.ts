@@ -65,6 +65,16 @@ const ConfigSchema = z
     FLEX_NATS_TLS_CA: z.string().optional(),
     FLEX_NATS_TLS_CERT: z.string().optional(),
     FLEX_NATS_TLS_KEY: z.string().optional(),
+    /**
+     * Replicas of the JetStream event stream when Flex creates it (1 on a single server, 3 on a
+     * JetStream cluster of 3). NATS allows 1 to 5.
+     */
+    FLEX_NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+    /**
+     * On SIGTERM a process stops taking work, then waits this long for the work in hand before it
+     * exits anyway. Keep it below the orchestrator's grace period (k8s terminationGracePeriodSeconds).
+     */
+    FLEX_SHUTDOWN_GRACE_MS: intFromEnv(25_000),
     /** Capability registrations one identity may make: a burst, then so many per minute. */
     FLEX_REGISTRATIONS_PER_MINUTE: intFromEnv(60),
     FLEX_REGISTRATION_BURST: intFromEnv(100),

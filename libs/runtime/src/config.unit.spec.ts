@@ -59,3 +59,25 @@ describe('FLEX_HOST: where the HTTP server listens', () => {
     },
   );
 });
+
+describe('draining and stream replicas', () => {
+  it('defaults to 25 s of draining and one copy of the event stream', () => {
+    expect(loadConfig({})).toMatchObject({ FLEX_SHUTDOWN_GRACE_MS: 25_000, FLEX_NATS_STREAM_REPLICAS: 1 });
+    expect(loadConfig({ FLEX_SHUTDOWN_GRACE_MS: '30000', FLEX_NATS_STREAM_REPLICAS: '3' })).toMatchObject({
+      FLEX_SHUTDOWN_GRACE_MS: 30_000,
+      FLEX_NATS_STREAM_REPLICAS: 3,
+    });
+  });
+
+  it.each([
+    ['FLEX_NATS_STREAM_REPLICAS', '0'],
+    ['FLEX_NATS_STREAM_REPLICAS', '6'],
+    ['FLEX_NATS_STREAM_REPLICAS', 'three'],
+    ['FLEX_SHUTDOWN_GRACE_MS', '0'],
+    ['FLEX_SHUTDOWN_GRACE_MS', '1.5'],
+  ])('refuses %s=%s, naming it', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(
+      new RegExp(`^invalid configuration: ${variable}: `),
+    );
+  });
+});

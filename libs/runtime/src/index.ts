@@ -46,7 +46,8 @@ export {
   type CapabilitySnapshot,
   type CapabilityView,
 } from './registry.client';
-export { runProcess, startFailure } from './process';
+export { runProcess, startFailure, type RunningProcess } from './process';
+export { drainingStop, type WorkIntake } from './shutdown';
 export {
   DEAD_LETTERED,
   decideDeadLetterFailure,

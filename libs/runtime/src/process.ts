@@ -15,18 +15,32 @@ const STARTUP_REFUSALS = new Set([
 /** Where a process that has no runtime yet (or no longer) says why it stops: one JSON line. */
 const processLog = createLogger({ service: 'flex', level: 'info' });
 
+/** What a started process hands `runProcess`: how to stop it, and how long stopping may take. */
+export interface RunningProcess {
+  /** Stop taking work, finish the work in hand, close the connections. */
+  stop(): Promise<void>;
+  /** How long `stop` may take before the process exits anyway (FLEX_SHUTDOWN_GRACE_MS). */
+  graceMs: number;
+}
+
 /**
- * A process entry point: run `start`, then on SIGTERM / SIGINT run the shutdown it returned once and
- * exit 0; a failure to start (or to stop) is printed and exits 1.
+ * A process entry point: run `start`; on the first SIGTERM / SIGINT run its `stop` once and exit 0
+ * when it is done. A second signal, or `stop` taking longer than `graceMs`, exits 1 at once: work
+ * not finished by then is left unacknowledged, for another instance to take. A failure to start
+ * (or to stop) is printed and exits 1.
  */
-export function runProcess(start: () => Promise<() => Promise<void>>): void {
+export function runProcess(start: () => Promise<RunningProcess>): void {
   start().then(
-    (shutdown) => {
+    (running) => {
       let stopping = false;
-      const stop = () => {
-        if (stopping) return;
+      const stop = (signal: NodeJS.Signals) => {
+        if (stopping) return forceExit(`${signal} again while stopping`);
         stopping = true;
-        shutdown().then(
+        setTimeout(
+          () => forceExit(`still stopping after ${running.graceMs} ms (FLEX_SHUTDOWN_GRACE_MS)`),
+          running.graceMs,
+        ).unref();
+        running.stop().then(
           () => process.exit(0),
           (error) => {
             processLog.error('shutdown failed', { err: error });
@@ -34,8 +48,8 @@ export function runProcess(start: () => Promise<() => Promise<void>>): void {
           },
         );
       };
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
+      process.on('SIGTERM', stop);
+      process.on('SIGINT', stop);
     },
     (error) => {
       const failure = startFailure(error);
@@ -45,6 +59,11 @@ export function runProcess(start: () => Promise<() => Promise<void>>): void {
       process.exit(1);
     },
   );
+}
+
+function forceExit(why: string): void {
+  processLog.error('exiting without finishing the work in hand', { reason: why });
+  process.exit(1);
 }
 
 /** What to print when start fails: the one line of a refusal, the error (with its stack) otherwise. */

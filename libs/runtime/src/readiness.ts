@@ -6,8 +6,11 @@ export interface CheckResult {
 
 /** What `GET /readyz` answers (see ReadinessResponseSchema in @flex/contracts). */
 export interface ReadinessReport {
-  /** `starting`: a startup step is not done; `unready`: it was ready and a live check fails now. */
-  status: 'ready' | 'starting' | 'unready';
+  /**
+   * `starting`: a startup step is not done; `unready`: it was ready and a live check fails now;
+   * `stopping`: the process is shutting down and takes no new work (for good).
+   */
+  status: 'ready' | 'starting' | 'unready' | 'stopping';
   checks: Record<string, CheckResult>;
 }
 
@@ -26,6 +29,8 @@ export class Readiness {
   private readonly live = new Map<string, LiveCheck>();
   private readonly waiters = new Set<{ resolve: () => void; reject: (error: Error) => void }>();
   private wasReady = false;
+  private shutdown: CheckResult | undefined;
+  private readonly stopListeners = new Set<() => void>();
 
   /** A startup step that is not done yet. */
   pending(name: string, detail = 'starting'): void {
@@ -63,7 +68,37 @@ export class Readiness {
     return new Promise((resolve, reject) => this.waiters.add({ resolve, reject }));
   }
 
+  /**
+   * The process is shutting down: from now on it reports `stopping` (503) without asking the live
+   * checks, and `onStop` listeners run once (streams end, intake stops). There is no way back.
+   */
+  stop(detail = 'shutting down: finishing the work in hand'): void {
+    if (this.shutdown) return;
+    this.shutdown = { ok: false, detail };
+    for (const listener of [...this.stopListeners]) listener();
+    this.stopListeners.clear();
+  }
+
+  get stopping(): boolean {
+    return this.shutdown !== undefined;
+  }
+
+  /** Runs `listener` when the process starts shutting down (now, if it has); returns its removal. */
+  onStop(listener: () => void): () => void {
+    if (this.shutdown) {
+      listener();
+      return () => undefined;
+    }
+    this.stopListeners.add(listener);
+    return () => this.stopListeners.delete(listener);
+  }
+
   async report(): Promise<ReadinessReport> {
+    if (this.shutdown)
+      return {
+        status: 'stopping',
+        checks: this.sorted({ ...Object.fromEntries(this.steps), shutdown: this.shutdown }),
+      };
     const checks: Record<string, CheckResult> = Object.fromEntries(this.steps);
     await Promise.all(
       [...this.live].map(async ([name, check]) => {
@@ -73,10 +108,11 @@ export class Readiness {
     const ok = Object.values(checks).every((c) => c.ok);
     if (ok) this.wasReady = true;
     const status = ok ? 'ready' : this.wasReady && this.started ? 'unready' : 'starting';
-    return {
-      status,
-      checks: Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b))),
-    };
+    return { status, checks: this.sorted(checks) };
+  }
+
+  private sorted(checks: Record<string, CheckResult>): Record<string, CheckResult> {
+    return Object.fromEntries(Object.entries(checks).sort(([a], [b]) => a.localeCompare(b)));
   }
 }
 

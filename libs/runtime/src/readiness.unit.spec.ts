@@ -58,4 +58,31 @@ describe('Readiness: ready to take work, apart from alive', () => {
     await expect(started).rejects.toThrow('agents: the registry refused W');
     expect((await readiness.report()).checks.agents).toEqual({ ok: false, detail: 'the registry refused W' });
   });
+
+  it('stop(): stopping for good at once, without asking the live checks; listeners run once', async () => {
+    const readiness = new Readiness();
+    let asked = 0;
+    readiness.watch('database', async () => {
+      asked++;
+      return { ok: true };
+    });
+    expect((await readiness.report()).status).toBe('ready');
+    const heard: string[] = [];
+    readiness.onStop(() => heard.push('early'));
+    const removed = readiness.onStop(() => heard.push('removed'));
+    removed();
+    expect(readiness.stopping).toBe(false);
+    readiness.stop();
+    readiness.stop('again');
+    readiness.onStop(() => heard.push('late'));
+    expect(heard).toEqual(['early', 'late']);
+    expect(readiness.stopping).toBe(true);
+    expect(readiness.started).toBe(true);
+    asked = 0;
+    expect(await readiness.report()).toEqual({
+      status: 'stopping',
+      checks: { shutdown: { ok: false, detail: 'shutting down: finishing the work in hand' } },
+    });
+    expect(asked).toBe(0);
+  });
 });

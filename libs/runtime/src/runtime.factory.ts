@@ -60,7 +60,12 @@ export async function createDistributedRuntime(
   const nc = await connect(
     natsConnectionOptions(config.FLEX_NATS_URL, `flex-${options.service}`, natsAuthOf(config)),
   );
-  const bus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX, logger });
+  const bus = await NatsEventBus.connect({
+    nc,
+    prefix: config.FLEX_NATS_PREFIX,
+    replicas: config.FLEX_NATS_STREAM_REPLICAS,
+    logger,
+  });
   const messaging = new NatsMessaging(nc, { logger });
   // Runs after an append has committed, so `store` exists by then.
   const publish = async (events: StoredEvent[]) => {
@@ -123,7 +128,12 @@ export async function createEmbeddedRuntime(
   let nc: Awaited<ReturnType<typeof connect>> | undefined;
   if (config.FLEX_NATS_URL) {
     nc = await connect(natsConnectionOptions(config.FLEX_NATS_URL, 'flex-embedded', natsAuthOf(config)));
-    const natsBus = await NatsEventBus.connect({ nc, prefix: config.FLEX_NATS_PREFIX, logger });
+    const natsBus = await NatsEventBus.connect({
+      nc,
+      prefix: config.FLEX_NATS_PREFIX,
+      replicas: config.FLEX_NATS_STREAM_REPLICAS,
+      logger,
+    });
     bus = natsBus;
     messaging = new NatsMessaging(nc, { logger });
     store = measuredStore(database.db, metrics, logger, {

@@ -1,4 +1,5 @@
 import type { FlexEventFrame } from '@flex/contracts';
+import { waitFor } from './processes';
 
 /** A frame as tests read it, plus the SSE `id:` line (the event's position). */
 export type Frame = Omit<FlexEventFrame, 'payload'> & { payload?: any; position: number };
@@ -110,6 +111,18 @@ export class FlexClient {
   resume(runId: string, expectedPlanVersion: number, pauseId?: string): Promise<LiveStream> {
     const body = { runId, expectedPlanVersion, ...(pauseId ? { pauseId } : {}) };
     return this.openStream('POST', '/api/v1/flex/run.resume', { body });
+  }
+
+  /** Until the registry lists at least `count` capabilities as active. */
+  async waitForActiveCapabilities(count: number, timeoutMs: number, describe?: () => string): Promise<void> {
+    await waitFor(
+      async () => {
+        const { body } = await this.json('GET', '/api/v1/flex/capabilities');
+        return body?.capabilities?.filter((c: { status?: string }) => c.status === 'active').length >= count;
+      },
+      timeoutMs,
+      describe,
+    );
   }
 
   /** The run's stored events (GET runs/:id/events?follow=false), after `lastEventId`; never waits. */

@@ -80,6 +80,39 @@ export async function startNats(options: NatsTestServerOptions = {}): Promise<Na
   return { url, stop, log, errors, crash, revive, restart };
 }
 
+/**
+ * Starts `size` throwaway nats-servers joined into one JetStream cluster over local routes (as the
+ * k8s StatefulSet runs them), resolving once every one answers JetStream requests (a meta leader is
+ * elected, which needs a majority up). `stop` kills them all.
+ */
+export async function startNatsCluster(
+  size: number,
+): Promise<{ servers: NatsTestServer[]; stop(): Promise<void> }> {
+  const routePorts = await Promise.all(Array.from({ length: size }, () => freePort()));
+  const name = `flex-test-${process.pid}-${routePorts[0]}`;
+  const config = (i: number) =>
+    [
+      `server_name: ${name}-${i}`,
+      'cluster {',
+      `  name: ${name}`,
+      `  listen: 127.0.0.1:${routePorts[i]}`,
+      `  routes: [${routePorts
+        .filter((_, j) => j !== i)
+        .map((p) => `nats-route://127.0.0.1:${p}`)
+        .join(', ')}]`,
+      '}',
+    ].join('\n');
+  const started = await Promise.allSettled(routePorts.map((_, i) => startNats({ config: config(i) })));
+  const servers = started.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+  const stop = async () => void (await Promise.all(servers.map((s) => s.stop())));
+  const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) {
+    await stop();
+    throw failed.reason;
+  }
+  return { servers, stop };
+}
+
 function findNatsServer(): string | undefined {
   const dirs = [...(process.env.PATH ?? '').split(delimiter).filter(Boolean), ...EXTRA_DIRS];
   for (const dir of dirs) {

@@ -1,10 +1,17 @@
 import 'reflect-metadata';
 import { readModelMigrations } from '@flex/read-models';
-import { bindHost, createDistributedRuntime, loadConfig, runProcess } from '@flex/runtime';
+import {
+  bindHost,
+  createDistributedRuntime,
+  drainingStop,
+  loadConfig,
+  runProcess,
+  type RunningProcess,
+} from '@flex/runtime';
 import { resolveApiTokens } from './auth/api-tokens';
 import { createGatewayApp } from './http/gateway.app';
 
-async function main(): Promise<() => Promise<void>> {
+async function main(): Promise<RunningProcess> {
   const config = loadConfig();
   const runtime = await createDistributedRuntime(config, {
     service: 'gateway',
@@ -19,10 +26,7 @@ async function main(): Promise<() => Promise<void>> {
   const host = bindHost(config, 'distributed');
   await app.listen(config.PORT, host);
   runtime.logger.info('gateway listening', { host, port: config.PORT });
-  return async () => {
-    await app.close();
-    await runtime.close();
-  };
+  return drainingStop(runtime, app);
 }
 
 runProcess(main);

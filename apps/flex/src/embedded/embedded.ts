@@ -117,6 +117,8 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
       tokens,
       runtime,
       async close() {
+        // GET /readyz says `stopping`, new runs are refused and the event streams end at once.
+        runtime.readiness.stop();
         for (const close of closers.reverse())
           await close().catch((error) => runtime.logger.warn('close failed', { error }));
         await runtime.close();

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { loadConfig, runProcess } from '@flex/runtime';
+import { loadConfig, runProcess, type RunningProcess } from '@flex/runtime';
 import { startEmbedded, type EmbeddedFlex } from './embedded';
 
 /** How long `npm start` waits before saying what it is still waiting for. */
@@ -9,7 +9,7 @@ const PATIENCE_MS = 15_000;
  * `npm start`: everything in one process, data under FLEX_DATA_DIR (default .flex/). The URL and the
  * token are printed once Flex is ready (GET /readyz): a run started then finds its agents.
  */
-async function main(): Promise<() => Promise<void>> {
+async function main(): Promise<RunningProcess> {
   const config = loadConfig();
   const flex = await startEmbedded({ config, waitUntilReady: false });
   try {
@@ -27,7 +27,7 @@ async function main(): Promise<() => Promise<void>> {
     `  try:    curl -N -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' -d @examples/envelope.json ${flex.url}/api/v1/flex/run.stream`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  return () => flex.close();
+  return { stop: () => flex.close(), graceMs: config.FLEX_SHUTDOWN_GRACE_MS };
 }
 
 /** Until every startup step is done; past PATIENCE_MS, say on stderr which ones are not. */

@@ -132,11 +132,11 @@ export const ReadinessCheckSchema = z.object({ ok: z.boolean(), detail: z.string
 
 /**
  * `GET /readyz`: 200 once every check holds (the process takes work: runs, for the gateway), 503
- * with the checks that do not yet. Embedded mode checks the whole system (migrations, the reference
+ * with the checks that do not yet, and 503 `stopping` for good once the process shuts down. Embedded mode checks the whole system (migrations, the reference
  * agents registered, the read models caught up); a distributed service checks its own part.
  */
 export const ReadinessResponseSchema = z.object({
-  status: z.enum(['ready', 'starting', 'unready']),
+  status: z.enum(['ready', 'starting', 'unready', 'stopping']),
   service: z.string(),
   mode: z.enum(['embedded', 'distributed']),
   checks: z.record(z.string(), ReadinessCheckSchema),

@@ -160,7 +160,7 @@ export const FAMILIES = {
     name: 'flex_sse_streams_closed',
     kind: 'counter',
     unit: '{stream}',
-    help: 'SSE streams ended, by reason (terminal, paused, client_left, stalled, error)',
+    help: 'SSE streams ended, by reason (terminal, paused, client_left, stalled, shutdown, error)',
     labels: ['reason'],
   }),
 } as const satisfies Record<string, Family>;

@@ -15,9 +15,10 @@ const PAGE = 500;
 
 /**
  * Why a stream stopped (the `reason` of the `flex.sse.streams_closed` counter); `stalled`: the
- * client stopped reading and the server dropped it (see SseSink).
+ * client stopped reading and the server dropped it (see SseSink); `shutdown`: this gateway is
+ * stopping, and the client reconnects (to another) with `Last-Event-ID`.
  */
-type StopReason = 'terminal' | 'paused' | 'client_left' | 'stalled' | 'error';
+type StopReason = 'terminal' | 'paused' | 'client_left' | 'stalled' | 'shutdown' | 'error';
 
 /** When a reader counts as stalled: its unsent bytes above `maxBufferBytes` for `graceMs`. */
 interface StallRule {
@@ -56,7 +57,8 @@ export function openSse(res: Response): void {
  * Every stream (run.stream, run.resume, GET runs/:id/events) is this one loop. The store is the
  * source and the cursor is the run's stream version, so each event is sent once and in order
  * whatever the bus does: bus notifications only ring a bell ("read again"), and a slow re-read
- * covers a missed one. Nothing ends the loop but the end rule, the client, or an error.
+ * covers a missed one. Nothing ends the loop but the end rule, the client, the gateway shutting
+ * down, or an error.
  * `flex_sse_clients` is the number of live streams; `flex_sse_streams_closed_total` says why they ended.
  */
 export async function followRun(
@@ -67,6 +69,7 @@ export async function followRun(
 ): Promise<void> {
   const bell = new Doorbell();
   res.on('close', bell.ring);
+  const offStop = runtime.readiness.onStop(bell.ring);
   const unwatch = await runtime.bus.watch(streamId, bell.ring);
   runtime.metrics.sseClients(1);
   const stall = {
@@ -78,8 +81,9 @@ export async function followRun(
   const unlog =
     options.end === 'stored' ? async () => undefined : await forwardLogLines(runtime, streamId, sink);
   try {
-    reason = await pump(runtime.store, streamId, options, sink, bell);
+    reason = await pump(runtime.store, streamId, options, sink, bell, () => runtime.readiness.stopping);
   } finally {
+    offStop();
     await unlog().catch(() => undefined);
     unwatch();
     res.off('close', bell.ring);
@@ -112,10 +116,12 @@ async function pump(
   options: FollowOptions,
   sink: SseSink,
   bell: Doorbell,
+  stopping: () => boolean,
 ): Promise<StopReason> {
   let version = await startVersion(store, streamId, options.afterPosition);
   let progress = NOTHING_SEEN;
   while (!sink.gone) {
+    if (stopping()) return 'shutdown';
     bell.clear();
     const events = await store.readStream(streamId, { afterVersion: version, limit: PAGE });
     for (const event of events) {
@@ -149,7 +155,10 @@ async function startVersion(store: EventStore, streamId: string, afterPosition: 
   return Math.max(0, lastHeld - 1);
 }
 
-/** What wakes the loop: the bus on a new event of the run (best effort), the response on close. */
+/**
+ * What wakes the loop: the bus on a new event of the run (best effort), the response on close, the
+ * process on shutdown.
+ */
 class Doorbell {
   rung = false;
   private wake: (() => void) | undefined;

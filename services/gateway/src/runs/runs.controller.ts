@@ -52,7 +52,7 @@ export class RunsController {
     body: { schema: TaskEnvelopeSchema, example: EXAMPLE_ENVELOPE, required: true },
     produces: 'text/event-stream',
     errors: {
-      503: 'Flex is still starting (`not_ready`, see GET /readyz), or cannot keep secrets (`secrets_unavailable`)',
+      503: 'Flex is still starting (`not_ready`, see GET /readyz), this gateway is shutting down (`shutting_down`), or cannot keep secrets (`secrets_unavailable`)',
     },
   })
   async runStream(

@@ -95,10 +95,16 @@ export class RunsService {
 
   /**
    * 503 `not_ready` until every startup step is done (GET /readyz): a run started before the
-   * capabilities the system ships have registered would fail for want of them.
+   * capabilities the system ships have registered would fail for want of them. 503 `shutting_down`
+   * once this gateway stops: the client retries, and reaches another one.
    */
   private assertStarted(): void {
-    if (this.runtime.readiness.started) return;
+    const { readiness } = this.runtime;
+    if (readiness.stopping)
+      throw apiError(503, 'shutting_down', 'this gateway is shutting down; try again', {
+        retryAfterSeconds: STARTING_RETRY_AFTER_SECONDS,
+      });
+    if (readiness.started) return;
     throw apiError(
       503,
       'not_ready',
