@@ -149,10 +149,35 @@ describe('transient faults mid-run (separate processes)', () => {
     expect(frames[frames.length - 1].payload.output.copyVariants).toHaveLength(2);
   }, 180_000);
 
+  it('the executor killed while it waits for an unreachable agent: another takes the wait over, the run completes with no failed attempt', async () => {
+    await waitFor(capabilityActive(WRITER), 30_000, logs);
+    const runId = await startRun();
+    await writer.kill('SIGKILL');
+    // The executor is waiting for the writer (its node_start delivery held): kill it there.
+    await waitFor(
+      async () =>
+        (await client.events(runId)).some((f) => f.type === 'log' && /is unreachable/.test(f.message ?? '')),
+      60_000,
+      logs,
+    );
+    await procs.find((p) => p.name === 'executor-1')!.kill('SIGKILL');
+    await start('executor-2');
+    writer = startAgents('writer-3', WRITER, 0);
+    const frames = await ended(runId);
+    expect(frames.at(-1)?.type).toBe('complete');
+    expect(count(frames, 'node_error')).toBe(0);
+    expect(count(frames, 'hitl_request')).toBe(0);
+    const nodeId = writerNode(frames);
+    expect(
+      frames.filter((f) => f.type === 'node_start' && f.nodeId === nodeId).map((f) => f.payload.attempt),
+    ).toEqual([1]);
+    expect(frames.filter((f) => f.type === 'node_complete' && f.nodeId === nodeId)).toHaveLength(1);
+  }, 180_000);
+
   it('an agent down longer than the budget: one failed attempt, the human fallback asked; withdrawn when the agent is back, and the run completes', async () => {
-    // An executor with a 3 s budget takes over (the first one leaves: SIGTERM drains it).
-    await procs.find((p) => p.name === 'executor-1')!.kill('SIGTERM');
-    await start('executor-2', { FLEX_UNREACHABLE_BUDGET_MS: '3000' });
+    // An executor with a 3 s budget takes over (the one running leaves: SIGTERM drains it).
+    await procs.find((p) => p.name === 'executor-2')!.kill('SIGTERM');
+    await start('executor-3', { FLEX_UNREACHABLE_BUDGET_MS: '3000' });
     await waitFor(capabilityActive(WRITER), 30_000, logs);
     const runId = await startRun();
     await writer.kill('SIGKILL');
@@ -170,7 +195,7 @@ describe('transient faults mid-run (separate processes)', () => {
       [nodeId, 'agent_unreachable', false],
     ]);
     expect(asked.filter((f) => f.type === 'hitl_request').map((f) => f.payload.nodeId)).toEqual([nodeId]);
-    writer = startAgents('writer-3', WRITER, 0);
+    writer = startAgents('writer-4', WRITER, 0);
     const frames = await ended(runId);
     expect(frames.at(-1)?.type).toBe('complete');
     const withdrawn = frames.filter((f) => f.type === 'hitl_withdrawn');
