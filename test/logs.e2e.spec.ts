@@ -16,6 +16,7 @@ import {
   parseSse,
   startNodeProcess,
   testPrefix,
+  waitFor,
   waitForHttp,
   type ManagedProcess,
 } from '@flex/testing';
@@ -46,7 +47,7 @@ function jsonLines(p: Printing): Line[] {
   return p.stdout
     .join('')
     .split('\n')
-    .filter((l) => l !== '')
+    .filter((l) => l !== '' && !/^(Flex is ready| {2})/.test(l))
     .map((l) => {
       try {
         return JSON.parse(l) as Line;
@@ -96,6 +97,31 @@ async function getEvents(baseUrl: string, runId: string, lastEventId?: number): 
     },
   });
   return res.text();
+}
+
+/** The last SSE frame of a stream's text: its terminal event, never a log line after it. */
+function lastBlock(text: string): string | undefined {
+  return text.trimEnd().split('\n\n').at(-1);
+}
+
+/**
+ * The lines of `printing` once their stdout has caught up with the run (a pipe's data can reach this
+ * process after the stream's end): the run's `flex_run_complete` line and every line `frames` saw.
+ */
+async function linesOfRun(printing: Printing[], runId: string, frames: Line[]): Promise<Line[]> {
+  return waitFor(
+    async () => {
+      const all = printing.flatMap((p) => jsonLines(p));
+      const framed = new Set(all.map((l) => JSON.stringify(asFramed(l))));
+      const done =
+        named(all, runId, 'flex_run_complete').length > 0 &&
+        frames.every((f) => framed.has(JSON.stringify(f)));
+      return done && all;
+    },
+    10_000,
+    () =>
+      `stdout never showed the run's lines:\n${printing.map((p) => p.proc.output().slice(-2000)).join('\n')}`,
+  );
 }
 
 /** A line as a log frame carries it: an error's stack stays in the process's log. */
@@ -168,6 +194,8 @@ describe('structured logs: distributed (separate processes, Postgres and JetStre
     const { runId } = run;
 
     // Every process printed JSON lines only (no console text, no multi-line stacks).
+    const frames = parseLogFrames(run.text);
+    await linesOfRun([...procs.values()], runId, frames);
     const lines = new Map([...procs].map(([name, p]) => [name, jsonLines(p)]));
     const all = [...lines.values()].flat();
     for (const [name, printed] of lines) expect(printed.every((l) => l.service === name)).toBe(true);
@@ -214,7 +242,6 @@ describe('structured logs: distributed (separate processes, Postgres and JetStre
 
     // The same lines reached the run's stream as live frames (those written once the stream was
     // following: the gateway's plan_requested line comes before): no id, never among its events.
-    const frames = parseLogFrames(run.text);
     expect(frames.map((f) => f.event)).toEqual(
       expect.arrayContaining([
         'flex_node_complete',
@@ -230,6 +257,7 @@ describe('structured logs: distributed (separate processes, Postgres and JetStre
     expect(run.text).not.toMatch(/id: [^\n]*\nevent: log\ndata: \{"level"/);
     for (let i = 1; i < events.length; i++)
       expect(events[i].position).toBeGreaterThan(events[i - 1].position);
+    expect(lastBlock(run.text)).toMatch(/^id: \d+\nevent: complete\n/);
 
     // Last-Event-ID: a reader resuming after the 3rd event gets exactly the events after it.
     const replay = parseSse(await getEvents(gateway, runId));
@@ -281,10 +309,13 @@ describe('structured logs: embedded (npm start as one process)', () => {
     const watcher = await watched;
     const events = parseSse(text);
     expect(events.at(-1)?.type).toBe('complete');
+    expect(lastBlock(text)).toMatch(/^id: \d+\nevent: complete\n/);
+    expect(lastBlock(watcher)).toMatch(/^id: \d+\nevent: complete\n/);
     expect(parseSse(watcher).map((f) => f.id)).toEqual(events.map((f) => f.id));
 
     // The banner the user reads is plain text; everything else is a JSON line.
-    const lines = jsonOf(flex);
+    const frames = parseLogFrames(text);
+    const lines = await linesOfRun([flex], runId, frames);
     for (const event of [
       'flex_plan_requested',
       'flex_node_complete',
@@ -293,7 +324,6 @@ describe('structured logs: embedded (npm start as one process)', () => {
     ])
       expect(named(lines, runId, event)[0]).toMatchObject({ service: 'flex', trace_id: trace.traceId });
     expect(named(lines, runId, 'flex_capability_dispatch_complete').length).toBeGreaterThanOrEqual(2);
-    const frames = parseLogFrames(text);
     expect(frames.map((f) => f.event)).toEqual(
       expect.arrayContaining(['flex_node_complete', 'flex_policy_triggered']),
     );
@@ -322,17 +352,8 @@ describe('structured logs: embedded (npm start as one process)', () => {
     }
     const runId = printed[0].runId as string;
     // The run's lines were flowing while the CLI followed it (this process logs at info).
-    expect(named(jsonOf(flex), runId, 'flex_node_complete').length).toBeGreaterThan(0);
+    expect(named(await linesOfRun([flex], runId, []), runId, 'flex_node_complete').length).toBeGreaterThan(0);
     const replay = await cli('replay', runId, '--verify');
     expect(replay.stderr).toMatch(/verify: ok/);
   }, 90_000);
 });
-
-/** The JSON lines of `npm start`'s stdout (its ready banner left out). */
-function jsonOf(p: Printing): Line[] {
-  return p.stdout
-    .join('')
-    .split('\n')
-    .filter((l) => l !== '' && !/^(Flex is ready| {2})/.test(l))
-    .map((l) => JSON.parse(l) as Line);
-}

@@ -105,8 +105,7 @@ async function forwardLogLines(
   const runId = runIdFromStreamId(streamId);
   if (runId === undefined) return async () => undefined;
   return runtime.messaging.subscribe(runLogsWildcard(runtime.prefix, runId), ({ data }) => {
-    if (sink.gone || (data as { runId?: unknown } | null)?.runId !== runId) return;
-    void sink.write(logFrame(data as object));
+    if ((data as { runId?: unknown } | null)?.runId === runId) sink.writeLog(logFrame(data as object));
   });
 }
 
@@ -127,12 +126,17 @@ async function pump(
     for (const event of events) {
       version = event.version;
       progress = observe(progress, event.type);
+      // The terminal event is the stream's last frame: no log line after it.
+      if (progress.ended) sink.endLogs();
       const sent = event.position > options.afterPosition && !isInternalType(event.type);
       if (sent) await sink.write(sseFrame(event));
       if (progress.ended || sink.gone) break;
     }
     const caughtUp = events.length === 0 && !bell.rung;
-    if (stops(progress, options.end, caughtUp)) return progress.ended ? 'terminal' : 'paused';
+    if (stops(progress, options.end, caughtUp)) {
+      sink.endLogs();
+      return progress.ended ? 'terminal' : 'paused';
+    }
     if (events.length > 0) continue;
     await bell.wait(RECHECK_MS);
     sink.keepAlive();
@@ -194,6 +198,7 @@ class Doorbell {
  */
 class SseSink {
   private lastWrite = Date.now();
+  private logsOpen = true;
   stalled = false;
 
   constructor(
@@ -215,6 +220,16 @@ class SseSink {
         this.res.destroy();
       }
     }
+  }
+
+  /** A live log frame, unless the stream's last event frame has been written (or the client left). */
+  writeLog(chunk: string): void {
+    if (this.logsOpen && !this.gone) void this.write(chunk);
+  }
+
+  /** From now on, log frames are dropped: the stream is about to end. */
+  endLogs(): void {
+    this.logsOpen = false;
   }
 
   /** Proxies drop an idle connection: say something every KEEPALIVE_MS. */
