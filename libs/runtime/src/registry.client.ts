@@ -1,5 +1,6 @@
 import { registrySubjects, type Messaging } from '@flex/bus';
 import type { CapabilityRegistration } from '@flex/contracts';
+import { traceHeaders } from '@flex/tracing';
 
 /** One capability as the registry sees it now: its registration and how many live instances serve it. */
 export interface CapabilityView {
@@ -20,7 +21,11 @@ export async function fetchCapabilitySnapshot(
   prefix: string,
   timeoutMs = 5000,
 ): Promise<CapabilitySnapshot> {
-  return messaging.request<CapabilitySnapshot>(registrySubjects(prefix).snapshot, {}, { timeoutMs });
+  return messaging.request<CapabilitySnapshot>(
+    registrySubjects(prefix).snapshot,
+    {},
+    { timeoutMs, headers: traceHeaders() },
+  );
 }
 
 /** Active registrations, sorted by id so every consumer sees the same order. */

@@ -26,6 +26,7 @@ import { Readiness } from './readiness';
 import { isFlexService, SERVICE_ROLES } from './nats/service-roles';
 import type { ServiceRuntime } from './runtime';
 import { StreamStateCache } from './stream-state-cache';
+import { startTracing, type TracingOptions } from './telemetry/tracing';
 import { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
 import { SecretVault } from './secrets/secret-vault';
 
@@ -33,6 +34,8 @@ export interface RuntimeOptions {
   service: string;
   /** Read-model migrations to run beside the store's own. */
   migrations?: Record<string, Migration>;
+  /** Where spans go besides what OTEL_* configures (tests: an in-memory exporter). */
+  traceExporter?: TracingOptions['exporter'];
 }
 
 /**
@@ -47,6 +50,7 @@ export async function createDistributedRuntime(
     throw new Error('distributed mode needs FLEX_DATABASE_URL and FLEX_NATS_URL');
   }
   const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
+  const tracing = startTracing(config, options.service, { exporter: options.traceExporter });
   const database = await createDatabase({ url: config.FLEX_DATABASE_URL });
   await migrateToLatest(database.db, options.migrations);
   const nc = await connect(
@@ -76,6 +80,8 @@ export async function createDistributedRuntime(
     logger,
     secrets: new SecretVault(database, resolveSecretKey(config, { kind: 'none' })),
   });
+  // Registered first, so closed last: the spans of the shutdown itself still go out.
+  runtime.onClose(() => tracing.shutdown());
   runtime.readiness.watch('nats', natsCheck(nc));
   runtime.onClose(() => nc.close());
   runtime.onClose(() => database.close());
@@ -95,6 +101,7 @@ export async function createEmbeddedRuntime(
   options: RuntimeOptions & { dataDir?: string | null },
 ): Promise<ServiceRuntime> {
   const logger = createLogger(config.FLEX_LOG_LEVEL, { service: options.service });
+  const tracing = startTracing(config, options.service, { exporter: options.traceExporter });
   const dataDir = options.dataDir === null ? undefined : (options.dataDir ?? `${config.FLEX_DATA_DIR}/pg`);
   const database = await createDatabase(
     config.FLEX_DATABASE_URL ? { url: config.FLEX_DATABASE_URL } : { dataDir },
@@ -126,6 +133,8 @@ export async function createEmbeddedRuntime(
     logger,
     secrets: new SecretVault(database, resolveSecretKey(config, keyHome)),
   });
+  // Registered first, so closed last: the spans of the shutdown itself still go out.
+  runtime.onClose(() => tracing.shutdown());
   if (nc) runtime.readiness.watch('nats', natsCheck(nc));
   runtime.onClose(() => database.close());
   if (nc) runtime.onClose(() => nc.close());

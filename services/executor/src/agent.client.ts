@@ -1,6 +1,7 @@
 import type { AgentInvocation } from '@flex/agent-sdk';
 import { agentInvokeSubject } from '@flex/bus';
 import type { PlanNode } from '@flex/contracts';
+import { traceHeaders } from '@flex/tracing';
 import { defaultFacetCompiler } from '@flex/facets';
 import { nodeOutputErrors } from '@flex/run-model';
 import type { ServiceRuntime } from '@flex/runtime';
@@ -25,7 +26,8 @@ export async function callAgent(
     reply = await runtime.messaging.request<Reply>(
       agentInvokeSubject(runtime.prefix, invocation.capabilityId),
       invocation,
-      { timeoutMs },
+      // The agent's span joins the run's trace as a child of this attempt's.
+      { timeoutMs, headers: traceHeaders() },
     );
   } catch (error) {
     return failedCall(error, Date.now() - started);

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { FlexEventContext } from '@flex/bus';
-import { secretRefIds, type CapabilityRegistration, type PlanNode } from '@flex/contracts';
+import { runIdFromStreamId, secretRefIds, type CapabilityRegistration, type PlanNode } from '@flex/contracts';
 import { payloadOf, type StoredEvent } from '@flex/event-store';
 import { decision, effectsOf } from '@flex/decider';
 import {
@@ -21,7 +21,9 @@ import {
   runCommand,
   type ServiceRuntime,
 } from '@flex/runtime';
+import { ATTR, inSpan, type Span } from '@flex/tracing';
 import { callAgent } from './agent.client';
+import { endAttempt, nodeAttemptSpan, tracePolicyFirings } from './executor.spans';
 import { buildInvocation } from './run/context-builder';
 import { askedSecretFacets, revealSecretInputs } from './run/secret-inputs';
 import { secretFreeOutcome } from './run/secret-free-outcome';
@@ -125,23 +127,40 @@ export class ExecutorHandler {
       if (!isPlanned(state)) return;
       const node = state.plan.nodes.find((n) => n.id === effect.nodeId);
       if (!node) return;
-      const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
-      let outcome: InvokeOutcome;
-      try {
-        // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
-        outcome = storableOutcome(
-          await this.invoke(state, node, { ...effect, registration: this.same(registration, effect) }),
-        );
-      } finally {
-        clearInterval(heartbeat);
-      }
-      this.runtime.metrics.observe('flex.node.duration_ms', outcome.durationMs, {
-        capabilityId: effect.capabilityId,
-      });
-      await this.command(event, key, (s) =>
-        decision(decideInvocation(s, effect.nodeId, effect.attempt, outcome, this.retry)),
+      const call = { ...effect, registration: this.same(registration, effect) };
+      await inSpan('node.attempt', nodeAttemptSpan(state, call), (span) =>
+        this.attempt(event, key, ctx, { state, node, call, span }),
       );
     }
+  }
+
+  /** Invoke the agent for one attempt and record its outcome (keyed by the node_start). */
+  private async attempt(
+    event: StoredEvent,
+    key: string,
+    ctx: FlexEventContext,
+    {
+      state,
+      node,
+      call,
+      span,
+    }: { state: StartedRun; node: PlanNode; call: InvokeCall & { nodeId: string }; span: Span },
+  ): Promise<void> {
+    const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
+    let outcome: InvokeOutcome;
+    try {
+      // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
+      outcome = storableOutcome(await this.invoke(state, node, call));
+    } finally {
+      clearInterval(heartbeat);
+    }
+    endAttempt(span, outcome);
+    this.runtime.metrics.observe('flex.node.duration_ms', outcome.durationMs, {
+      capabilityId: call.capabilityId,
+    });
+    await this.command(event, key, (s) =>
+      decision(decideInvocation(s, call.nodeId, call.attempt, outcome, this.retry)),
+    );
   }
 
   /**
@@ -181,7 +200,15 @@ export class ExecutorHandler {
    * redelivery finds the reaction appended and only moves the run forward (a decision that depends
    * on the run's state alone, so it needs no key: a second one finds nothing to do).
    */
-  private async react(event: StoredEvent): Promise<ExecutorDecision> {
+  private react(event: StoredEvent): Promise<ExecutorDecision> {
+    const attributes = {
+      [ATTR.runId]: runIdFromStreamId(event.streamId) ?? event.streamId,
+      [ATTR.eventType]: event.type,
+    };
+    return inSpan('run.advance', { attributes }, () => this.advance(event));
+  }
+
+  private async advance(event: StoredEvent): Promise<ExecutorDecision> {
     const options = (fallbacks?: readonly CapabilityRegistration[]) => ({
       limits: this.limits,
       retry: this.retry,
@@ -212,6 +239,7 @@ export class ExecutorHandler {
       const fallbacks = await this.activeRegistrations(event);
       result = await this.command(event, key, (s) => decide(s, fallbacks));
     }
+    tracePolicyFirings(result.appended);
     for (const e of result.appended) {
       if (e.type === 'complete') this.runtime.metrics.inc('flex.run.status', { status: 'completed' });
       if (e.type === 'run_failed') this.runtime.metrics.inc('flex.run.status', { status: 'failed' });

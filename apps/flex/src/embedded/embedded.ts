@@ -12,6 +12,7 @@ import {
   createEmbeddedRuntime,
   eventsTransport,
   type FlexConfig,
+  type RuntimeOptions,
   type ServiceRuntime,
 } from '@flex/runtime';
 import { ValidatorModule } from '@flex/validator';
@@ -29,6 +30,8 @@ export interface EmbeddedOptions {
    * caught up), rejecting if it cannot be; default true. With false, resolve once it listens.
    */
   waitUntilReady?: boolean;
+  /** Spans also go here, each as it ends, besides what OTEL_* configures (tests: an in-memory exporter). */
+  traceExporter?: RuntimeOptions['traceExporter'];
 }
 
 export interface EmbeddedFlex {
@@ -64,6 +67,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
     service: 'flex',
     migrations: readModelMigrations,
     dataDir: options.dataDir,
+    traceExporter: options.traceExporter,
   }).catch((error) => {
     unlock();
     throw error;
