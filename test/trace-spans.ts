@@ -1,3 +1,5 @@
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+
 /** A finished span as the trace tests read it, from the in-memory exporter or from OTLP/JSON. */
 export interface TraceSpan {
   name: string;
@@ -8,6 +10,21 @@ export interface TraceSpan {
   /** The exporting process (`service.name`). */
   service: string;
   attributes: Record<string, unknown>;
+  /** Status, events and links: the rest of what a span carries. */
+  rest?: unknown;
+}
+
+/** A span of the in-memory exporter, as a {@link TraceSpan}. */
+export function fromReadableSpan(span: ReadableSpan): TraceSpan {
+  return {
+    name: span.name,
+    traceId: span.spanContext().traceId,
+    spanId: span.spanContext().spanId,
+    parentSpanId: span.parentSpanContext?.spanId,
+    service: String(span.resource.attributes['service.name']),
+    attributes: { ...span.attributes },
+    rest: { status: span.status, events: span.events, links: span.links },
+  };
 }
 
 /** Spans whose parent is neither among `spans` nor `allowedParent` (the caller's own span). */

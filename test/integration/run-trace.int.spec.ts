@@ -1,10 +1,9 @@
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { loadConfig } from '@flex/runtime';
 import { FlexClient, parseSse, waitFor } from '@flex/testing';
 import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import { RETHINK } from '../../services/gateway/src/runs/test-support/run-streams.behaviour';
-import { orphans, parentNames, type TraceSpan } from '../trace-spans';
+import { fromReadableSpan, orphans, parentNames } from '../trace-spans';
 import { envelopeWithPolicies, runEvents, waitForEvent } from './embedded-run';
 
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -16,24 +15,13 @@ const review = {
   action: { type: 'hitl', rationale: 'Check the plan first' },
 };
 
-function traceSpan(span: ReadableSpan): TraceSpan {
-  return {
-    name: span.name,
-    traceId: span.spanContext().traceId,
-    spanId: span.spanContext().spanId,
-    parentSpanId: span.parentSpanContext?.spanId,
-    service: String(span.resource.attributes['service.name']),
-    attributes: { ...span.attributes },
-  };
-}
-
 /** One trace per run, embedded, through a replan and a HITL approval: the spans every service records. */
 describe('tracing: the span tree of a run (embedded, in-memory exporter)', () => {
   const exporter = new InMemorySpanExporter();
   let flex: EmbeddedFlex;
   let client: FlexClient;
   let operator: FlexClient;
-  const spans = () => exporter.getFinishedSpans().map(traceSpan);
+  const spans = () => exporter.getFinishedSpans().map(fromReadableSpan);
 
   beforeAll(async () => {
     flex = await startEmbedded({

@@ -1,4 +1,5 @@
 import type { FlexEventFrame } from '@flex/contracts';
+import { waitFor } from './processes';
 
 /** A frame as tests read it, plus the SSE `id:` line (the event's position). */
 export type Frame = Omit<FlexEventFrame, 'payload'> & { payload?: any; position: number };
@@ -166,4 +167,22 @@ export function parseSse(text: string): Frame[] {
         .join('\n');
       return { ...JSON.parse(data), position: Number(id) } as Frame;
     });
+}
+
+/** Wait until the registry reports at least `count` active capabilities (the agents registered). */
+export async function waitForActiveCapabilities(
+  client: FlexClient,
+  count: number,
+  timeoutMs: number,
+  describe?: () => string,
+): Promise<void> {
+  await waitFor(
+    async () => {
+      const res = await client.json('GET', '/api/v1/flex/capabilities');
+      const active = (res.body?.capabilities ?? []).filter((c: { status?: string }) => c.status === 'active');
+      return active.length >= count;
+    },
+    timeoutMs,
+    describe,
+  );
 }
