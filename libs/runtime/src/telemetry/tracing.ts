@@ -23,6 +23,8 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+const SHUTDOWN_FLUSH_MS = 3_000;
+
 const OFF: Tracing = { enabled: false, shutdown: async () => undefined };
 
 /**
@@ -46,11 +48,22 @@ export function startTracing(config: TracingConfig, service: string, options: Tr
   return {
     enabled: true,
     shutdown: () =>
-      (stopped ??= provider.shutdown().finally(() => {
+      (stopped ??= flushAtMost(provider, SHUTDOWN_FLUSH_MS).finally(() => {
         trace.disable();
         context.disable();
       })),
   };
+}
+
+/**
+ * Export what is buffered, for `ms` at most: spans an unreachable receiver cannot take by then are
+ * dropped, so tracing never keeps a process from stopping (the exporter would retry for 10 s).
+ */
+async function flushAtMost(provider: TracerProvider, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()));
+  await Promise.race([provider.shutdown().catch(() => undefined), late]);
+  clearTimeout(timer);
 }
 
 /** `OTEL_SERVICE_NAME`, else `flex-<service>` (`flex` for the embedded system). */
@@ -72,7 +85,7 @@ function spanProcessors(config: TracingConfig, options: TracingOptions): SpanPro
 }
 
 /** The signal's own endpoint as given; the general one with `/v1/traces` appended (the OTLP rule). */
-function tracesEndpoint(config: TracingConfig): string | undefined {
+export function tracesEndpoint(config: TracingConfig): string | undefined {
   if (config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
   const base = config.OTEL_EXPORTER_OTLP_ENDPOINT;
   return base ? `${base.replace(/\/+$/, '')}/v1/traces` : undefined;
