@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { loadConfig } from '@flex/runtime';
+import { parseTraceparent } from '@flex/tracing';
 import { FlexClient, parseSse, waitFor } from '@flex/testing';
 import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import { RETHINK } from '../../services/gateway/src/runs/test-support/run-streams.behaviour';
@@ -154,4 +158,69 @@ describe('tracing: the span tree of a run (embedded, in-memory exporter)', () =>
     },
     60_000,
   );
+});
+
+/** A run waiting on a human when Flex stops: the Flex that starts on the same data joins the run's trace. */
+describe('tracing: a run resumed by another process stays in its trace (embedded, restart)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'flex-trace-'));
+  const config = loadConfig({
+    FLEX_API_TOKENS: 'trace-client:client,trace-operator:operator',
+    FLEX_LOG_LEVEL: 'silent',
+    FLEX_DATA_DIR: dataDir,
+    PORT: '0',
+  });
+  let flex: EmbeddedFlex | undefined;
+  afterAll(async () => {
+    await flex?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('parents the spans after the restart to the stored root span: one trace id', async () => {
+    flex = await startEmbedded({ config, traceExporter: new InMemorySpanExporter() });
+    // The caller goes away while the run waits on a human (an open stream would hold the server's close).
+    const caller = new AbortController();
+    const res = await fetch(`${flex.url}/api/v1/flex/run.stream`, {
+      method: 'POST',
+      headers: new FlexClient(flex.url, 'trace-client').headers({ Accept: 'text/event-stream' }),
+      body: JSON.stringify(envelopeWithPolicies([review])),
+      signal: caller.signal,
+    });
+    const runId = res.headers.get('x-flex-run-id') as string;
+    await waitForEvent(flex, runId, (e) => e.type === 'hitl_request');
+    const [start] = await runEvents(flex, runId);
+    const root = parseTraceparent(start.metadata.traceparent);
+    caller.abort();
+    await flex.close();
+
+    const after = new InMemorySpanExporter();
+    flex = await startEmbedded({ config, traceExporter: after });
+    const approved = await new FlexClient(flex.url, 'trace-operator').json(
+      'POST',
+      '/api/v1/flex/hitl/resolve',
+      {
+        runId,
+        requestId: 'hitl-1',
+        decision: 'approve',
+      },
+    );
+    expect(approved.status).toBe(200);
+    await waitForEvent(flex, runId, (e) => e.type === 'complete');
+    const spans = await waitFor(
+      async () => {
+        const now = after.getFinishedSpans().map(fromReadableSpan);
+        return now.some((s) => s.name === 'node.attempt') && now.some((s) => s.name === 'hitl.wait')
+          ? now
+          : undefined;
+      },
+      10_000,
+      () => 'no node.attempt or hitl.wait after the restart',
+    );
+    expect(root).toBeDefined();
+    expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([root!.traceId]));
+    expect(orphans(spans, root!.spanId)).toEqual([]);
+    for (const name of ['hitl.wait', 'hitl.resolve', 'node.attempt'])
+      expect(new Set(spans.filter((s) => s.name === name).map((s) => s.parentSpanId))).toEqual(
+        new Set([root!.spanId]),
+      );
+  }, 120_000);
 });
