@@ -67,13 +67,13 @@ describe('tracing: the span tree of a run (embedded, in-memory exporter)', () =>
     expect(types[types.length - 1]).toBe('complete');
     expect(types).toEqual(expect.arrayContaining(['hitl_resolved', 'plan_updated']));
 
-    // The root ends with the stream; the executor's last reaction may end a moment later.
+    // A span is exported when it ends, a parent after its children: the root ends with the stream,
+    // and the executor's last reaction a moment after the `complete` it appended. Wait for the whole tree.
     const all = await waitFor(
       async () => {
         const now = spans();
-        return now.some((s) => s.name === 'run.stream') && now.some((s) => s.name === 'plan.replan')
-          ? now
-          : undefined;
+        const whole = now.some((s) => s.name === 'run.stream') && orphans(now, CALLER_SPAN).length === 0;
+        return whole && now.some((s) => s.name === 'plan.replan') ? now : undefined;
       },
       10_000,
       () =>
@@ -208,12 +208,11 @@ describe('tracing: a run resumed by another process stays in its trace (embedded
     const spans = await waitFor(
       async () => {
         const now = after.getFinishedSpans().map(fromReadableSpan);
-        return now.some((s) => s.name === 'node.attempt') && now.some((s) => s.name === 'hitl.wait')
-          ? now
-          : undefined;
+        const whole = now.some((s) => s.name === 'hitl.wait') && orphans(now, root?.spanId).length === 0;
+        return whole && now.some((s) => s.name === 'node.attempt') ? now : undefined;
       },
       10_000,
-      () => 'no node.attempt or hitl.wait after the restart',
+      () => 'no node.attempt or hitl.wait after the restart, or a span whose parent is missing',
     );
     expect(root).toBeDefined();
     expect(new Set(spans.map((s) => s.traceId))).toEqual(new Set([root!.traceId]));
