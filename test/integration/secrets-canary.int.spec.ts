@@ -1,3 +1,4 @@
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { connect } from 'nats';
 import { startAgent, type AgentHandle } from '@flex/agent-sdk';
 import { agentInvokeSubject } from '@flex/bus';
@@ -28,6 +29,7 @@ import {
   type Sink,
 } from './secrets-canary';
 import { natsSinks, recordNats, type NatsRecording } from './nats-recorder';
+import { fromReadableSpan, spanText } from '../trace-spans';
 
 const TOKEN = 'canary-client';
 const WAIT_MS = 60_000;
@@ -76,6 +78,7 @@ describe.each<[string, () => Mode]>([
   let poison: { close(): Promise<void> } | undefined;
   let recording: NatsRecording | undefined;
   let figures = '';
+  const spans = new InMemorySpanExporter();
 
   beforeAll(async () => {
     output = captureOutput();
@@ -88,7 +91,8 @@ describe.each<[string, () => Mode]>([
       PORT: '0',
       ...env,
     });
-    flex = await startEmbedded({ config, dataDir: null, agents: false });
+    // Traced: the asking agent's span is recorded while the secret is in its invocation.
+    flex = await startEmbedded({ config, dataDir: null, agents: false, traceExporter: spans });
     poison = await startPoisonConsumer(flex.runtime);
     const opts = { messaging: flex.runtime.messaging, prefix: flex.runtime.prefix };
     agents = await Promise.all(canaryAgents(seen).map((a) => startAgent(a, opts)));
@@ -142,6 +146,7 @@ describe.each<[string, () => Mode]>([
       ...(await cliSinks(flex.url, TOKEN, runId)),
       ...(await databaseSinks(flex.runtime.database.db)),
       { name: 'this process: stdout, stderr, console', text: output?.text() ?? '' },
+      { name: 'spans', text: spanText(spans.getFinishedSpans().map(fromReadableSpan)) },
       ...(recording ? natsSinks(recording, agentInvokeSubject(flex.runtime.prefix, CANARY_CAPABILITY)) : []),
     ];
     // The search finds what is there: the secret store holds the run's four secrets, sealed.
@@ -159,6 +164,11 @@ describe.each<[string, () => Mode]>([
     expect(parseLogFrames(runStream).map((f) => f.event)).toEqual(
       expect.arrayContaining(['flex_capability_dispatch_error', 'flex_validation_failed']),
     );
+    // …and the spans hold the run's trace, the asking agent's invocations included.
+    const traced = spans.getFinishedSpans().filter((span) => span.attributes['flex.run.id'] === runId);
+    expect(
+      traced.filter((span) => span.attributes['flex.capability.id'] === CANARY_CAPABILITY).length,
+    ).toBeGreaterThanOrEqual(3);
     expect(hitsIn(sinks, allCanaries(canaries))).toEqual([]);
     if (recording) {
       // The one message that must carry it: the invocation of the agent whose facet asks.

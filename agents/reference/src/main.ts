@@ -1,4 +1,4 @@
-import { createLogger } from '@flex/runtime';
+import { createLogger, loadTracingConfig, startTracing } from '@flex/runtime';
 import { startAgentProcess } from './agent-process';
 import { loadAgentConfig } from './config';
 
@@ -8,19 +8,25 @@ import { loadAgentConfig } from './config';
  * default all), PORT (optional: /healthz and /metrics), FLEX_LLM_BASE_URL / FLEX_LLM_API_KEY /
  * FLEX_LLM_MODEL (optional: answer through an OpenAI-compatible API). SIGTERM/SIGINT drain in-flight
  * invocations, deregister, and exit. One JSON line per event on stdout, from FLEX_LOG_LEVEL (info).
+ * OTEL_* export traces (docs/OBSERVABILITY.md).
  */
 async function main(): Promise<void> {
   const config = loadAgentConfig(process.env);
   const logger = createLogger({ service: 'agents-reference', level: config.logLevel });
+  // OTEL_* as for the services: each invocation is a span of its run's trace (service flex-agents-reference).
+  const tracing = startTracing(loadTracingConfig(process.env), 'agents-reference');
   const running = await startAgentProcess(config, logger);
   const shutdown = (reason: string, code: number) => {
-    running.stop(reason).then(
-      () => process.exit(code),
-      (error: unknown) => {
-        logger.error('shutdown_failed', { reason: (error as Error).message });
-        process.exit(1);
-      },
-    );
+    running
+      .stop(reason)
+      .then(() => tracing.shutdown())
+      .then(
+        () => process.exit(code),
+        (error: unknown) => {
+          logger.error('shutdown_failed', { reason: (error as Error).message });
+          process.exit(1);
+        },
+      );
   };
   let signalled = false;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

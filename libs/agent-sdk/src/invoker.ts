@@ -1,3 +1,4 @@
+import { ATTR, inRemoteSpan, SpanKind, type Span } from '@flex/tracing';
 import type { AgentContext, AgentDefinition, AgentInvocation, AgentResult, AgentUsage } from './agent.types';
 import { AgentError, AgentFailedError, AgentStoppingError } from './errors';
 import type { FacetGuard } from './facet-guard';
@@ -27,9 +28,20 @@ export class Invoker {
     this.cache = new IdempotencyCache(o.cacheSize);
   }
 
-  readonly handle = (data: unknown): Promise<AgentResult> => {
+  /**
+   * `traceparent` is the caller's span (the executor's node attempt, from the request's headers):
+   * the invocation is traced as its child, so the agent's work joins the run's trace.
+   */
+  readonly handle = (data: unknown, traceparent?: string): Promise<AgentResult> => {
     if (!this.accepting) return Promise.reject(new AgentStoppingError());
-    const work = this.process(data, Date.now());
+    const receivedAt = Date.now();
+    const attributes = {
+      [ATTR.capabilityId]: this.o.agent.registration.capabilityId,
+      'service.instance.id': this.o.instanceId,
+    };
+    const work = inRemoteSpan(traceparent, 'agent.invoke', { kind: SpanKind.SERVER, attributes }, (span) =>
+      this.process(data, receivedAt, span),
+    );
     this.inFlight.add(work);
     const forget = () => this.inFlight.delete(work);
     work.then(forget, forget);
@@ -42,10 +54,15 @@ export class Invoker {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
-  private async process(data: unknown, receivedAt: number): Promise<AgentResult> {
+  private async process(data: unknown, receivedAt: number, span?: Span): Promise<AgentResult> {
     let log: Record<string, unknown> = {};
     try {
       const invocation = parseInvocation(data, this.o.agent.registration.capabilityId);
+      span?.setAttributes({
+        [ATTR.runId]: invocation.runId,
+        [ATTR.nodeId]: invocation.nodeId,
+        [ATTR.nodeAttempt]: invocation.attempt,
+      });
       log = {
         runId: invocation.runId,
         nodeId: invocation.nodeId,

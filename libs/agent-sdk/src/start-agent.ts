@@ -67,7 +67,7 @@ class AgentInstance implements AgentHandle {
     // A thrown AgentError travels as the bus's error reply: its code, message, retryable flag and details.
     const subject = agentInvokeSubject(this.o.prefix, this.capabilityId);
     this.unserve = await this.o.messaging.serve(subject, { queue: this.capabilityId }, (req) =>
-      this.invoker.handle(req.data),
+      this.invoker.handle(req.data, req.headers.traceparent),
     );
   }
 

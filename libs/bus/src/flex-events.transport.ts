@@ -1,5 +1,6 @@
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
+import { withTraceparent } from '@flex/tracing';
 import { FlexEventContext } from './flex-event.context';
 import type { ConsumeOptions, Consumer, Delivery, EventBus } from './types';
 
@@ -72,7 +73,10 @@ export class FlexEventsTransport extends Server implements CustomTransportStrate
   private async dispatch(delivery: Delivery): Promise<void> {
     const handler = this.messageHandlers.get(delivery.event.type);
     if (!handler) return; // not one of our types: the bus acks it
-    const result: unknown = await handler(delivery.event, new FlexEventContext(delivery));
+    // The handler works in the event's run's trace: its spans, appends and publishes join it.
+    const result: unknown = await withTraceparent(delivery.event.metadata.traceparent, () =>
+      handler(delivery.event, new FlexEventContext(delivery)),
+    );
     if (!isObservable(result)) return;
     try {
       await lastValueFrom(result, { defaultValue: undefined });

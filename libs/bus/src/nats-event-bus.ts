@@ -3,6 +3,7 @@ import {
   AckPolicy,
   connect,
   DeliverPolicy,
+  headers as natsHeaders,
   nanos,
   StorageType,
   type ConsumerConfig,
@@ -19,6 +20,7 @@ import { decodeEvent, encodeEvent } from './event-codec';
 import { busFallbackLogger, type BusLogger } from './logger';
 import { natsConnectionOptions, type NatsAuthOptions } from './nats-connection';
 import { NatsPullConsumer } from './nats-pull-consumer';
+import { inPublishSpan } from './publish-span';
 import {
   assertSubjectPrefix,
   eventStreamName,
@@ -114,11 +116,16 @@ export class NatsEventBus implements EventBus {
     await Promise.all(
       events.map(async (event) => {
         const subject = eventSubject(this.prefix, event.streamId, event.type);
-        try {
-          await this.js.publish(subject, encodeEvent(event), { msgID: event.id });
-        } catch (cause) {
-          throw new PublishFailedError(event.id, { cause });
-        }
+        await inPublishSpan(event, subject, async (traceparent) => {
+          try {
+            await this.js.publish(subject, encodeEvent(event), {
+              msgID: event.id,
+              headers: traceHeaders(traceparent),
+            });
+          } catch (cause) {
+            throw new PublishFailedError(event.id, { cause });
+          }
+        });
       }),
     );
   }
@@ -264,4 +271,12 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 
 function apiErrorCode(error: unknown): number | undefined {
   return (error as { api_error?: { err_code?: number } } | undefined)?.api_error?.err_code;
+}
+
+/** The W3C `traceparent` header of an event's message (none when its run has no trace). */
+function traceHeaders(traceparent: string | undefined) {
+  if (!traceparent) return undefined;
+  const h = natsHeaders();
+  h.set('traceparent', traceparent);
+  return h;
 }

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { ATTR, inChildSpan } from '@flex/tracing';
 import { AppendItem, validateAppend } from './append';
 import type { ChainedEvent } from './chain';
 import { readChain } from './chain-read';
@@ -36,6 +37,8 @@ export interface EventStoreOptions {
   maxInFlight?: number;
 }
 
+const APPEND_ATTRIBUTES = { [ATTR.dbSystem]: 'postgresql', [ATTR.dbOperation]: 'append' };
+
 /** The append-only event log: optimistic concurrency, idempotent appends, gap-safe global reads. */
 export class EventStore {
   readonly #db: Kysely<EventStoreDatabase>;
@@ -70,8 +73,11 @@ export class EventStore {
   async append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
     const item = { streamId, events, options };
     validateAppend(item);
-    const [result] = await this.#groups.submit([item]);
-    return result;
+    const attributes = { ...APPEND_ATTRIBUTES, [ATTR.streamId]: streamId, [ATTR.eventCount]: events.length };
+    return inChildSpan('event_store.append', { attributes }, async () => {
+      const [result] = await this.#groups.submit([item]);
+      return result;
+    });
   }
 
   /** Every item in one transaction, all or nothing; results in item order. */

@@ -36,6 +36,7 @@ function started(event: TypedEventOf<'start'>): RunState {
     status: 'planning',
     runId: p.runId,
     correlationId: event.metadata.correlationId,
+    ...(event.metadata.traceparent ? { traceparent: event.metadata.traceparent } : {}),
     envelope: p.envelope,
     owner: p.owner,
     version: event.version,

@@ -1,7 +1,7 @@
 import type { PlanGraph } from '@flex/contracts';
 import { givenEvents } from '@flex/testing';
 import { evolveRun } from './run.evolve';
-import { initialRunState, type RunState } from './run.state';
+import { initialRunState, runMetadata, type RunState } from './run.state';
 
 const plan: PlanGraph = {
   planVersion: 1,
@@ -161,5 +161,31 @@ describe('evolveRun: HITL, pause and fallback state', () => {
       },
     );
     expect(state).toMatchObject({ replans: 1, policyFirings: { 'q|onNodeComplete:e9': 1 } });
+  });
+});
+
+describe('evolveRun: the run’s trace', () => {
+  const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+  const traced = () => {
+    const [start, ...rest] = givenEvents('run-r1', base);
+    return [{ ...start, metadata: { ...start.metadata, traceparent } }, ...rest];
+  };
+
+  it('keeps the traceparent of `start`, and stamps it on what any cause makes the run append', () => {
+    const state = traced().reduce(evolveRun, initialRunState());
+    expect(state).toMatchObject({ traceparent });
+    // An operator's event, or one written before runs kept their trace, carries none of its own.
+    const cause = { id: 'e9', metadata: { correlationId: 'c' } };
+    expect(runMetadata(state, cause, 'executor')).toMatchObject({ traceparent, causationId: 'e9' });
+  });
+
+  it('a run started without a trace has none, and passes on what its cause carries', () => {
+    const state = fold();
+    expect(state).not.toHaveProperty('traceparent');
+    const cause = { id: 'e9', metadata: { correlationId: 'c', traceparent } };
+    expect(runMetadata(state, cause, 'executor').traceparent).toBe(traceparent);
+    expect(
+      runMetadata(state, { id: 'e9', metadata: { correlationId: 'c' } }, 'x').traceparent,
+    ).toBeUndefined();
   });
 });

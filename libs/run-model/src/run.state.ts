@@ -133,6 +133,11 @@ export type PlanRequestState = PlanRequestAsked | PlanRequestDrafted;
 export interface RunCore {
   runId: string;
   correlationId: string;
+  /**
+   * The run's trace (W3C `traceparent` of the gateway's `run.stream` span, from `start`): every event
+   * of the run carries it, so work resumed after a HITL wait or a restart joins the same trace.
+   */
+  traceparent?: string;
   envelope: TaskEnvelope;
   owner: { principal: string; role: string };
   version: number;
@@ -279,9 +284,14 @@ export function runMetadata(
     correlationId: state.status === 'none' ? cause.metadata.correlationId : state.correlationId,
     causationId: cause.id,
     planVersion: state.status === 'none' ? undefined : state.planVersion || undefined,
-    traceparent: cause.metadata.traceparent,
+    traceparent: state.status === 'none' ? cause.metadata.traceparent : runTraceparent(state, cause),
     producer,
   };
+}
+
+/** The run's trace context; a cause's own for a run started before runs kept theirs. */
+function runTraceparent(state: RunCore, cause: { metadata: { traceparent?: string } }): string | undefined {
+  return state.traceparent ?? cause.metadata.traceparent;
 }
 
 /** The normalized policy keys a plan request reports (spec 003 §10.0.1 `plan_requested`). */

@@ -32,6 +32,25 @@ const HTTP_LIMITS = {
   FLEX_LIMIT_SSE_STALL_MS: intFromEnv(10_000),
 };
 
+/**
+ * Traces (docs/OBSERVABILITY.md): the standard OpenTelemetry variables. Off unless an exporter is
+ * asked for (`OTEL_TRACES_EXPORTER=otlp`, or an OTLP endpoint); OTLP goes over HTTP as JSON.
+ */
+const TRACING = {
+  OTEL_SDK_DISABLED: z.enum(['true', 'false']).default('false'),
+  OTEL_TRACES_EXPORTER: z.enum(['otlp', 'console', 'none']).optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).optional(),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol(),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol(),
+};
+
+function otlpProtocol() {
+  const error = 'Flex exports OTLP over HTTP as JSON: set http/json or leave it unset';
+  return z.enum(['http/json'], { error }).optional();
+}
+
 const ConfigSchema = z
   .object({
     PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -131,6 +150,7 @@ const ConfigSchema = z
     FLEX_METRICS_TOKEN: z.string().min(16, 'FLEX_METRICS_TOKEN must be at least 16 characters').optional(),
     ...HTTP_LIMITS,
     ...METRICS_ENV,
+    ...TRACING,
   })
   .superRefine(checkNatsAuth)
   .refine((c) => c.FLEX_LIMIT_HEADERS_TIMEOUT_MS <= c.FLEX_LIMIT_REQUEST_TIMEOUT_MS, {
@@ -188,8 +208,21 @@ export class ConfigError extends Error {
 
 /** The only reader of process.env: parse once, with defaults, failing fast. Empty strings count as unset. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): FlexConfig {
+  return parseEnv(ConfigSchema, env);
+}
+
+export type TracingConfig = Readonly<z.infer<typeof TracingSchema>>;
+
+const TracingSchema = z.object(TRACING);
+
+/** Only the OTEL_* settings: for a process that is not a Flex service (the reference agents). */
+export function loadTracingConfig(env: NodeJS.ProcessEnv = process.env): TracingConfig {
+  return parseEnv(TracingSchema, env);
+}
+
+function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv): Readonly<z.output<S>> {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = ConfigSchema.safeParse(cleaned);
+  const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
     throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
   }

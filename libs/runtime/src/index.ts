@@ -1,4 +1,12 @@
-export { loadConfig, ConfigError, bindHost, secretKeyPattern, type FlexConfig } from './config';
+export {
+  loadConfig,
+  loadTracingConfig,
+  type TracingConfig,
+  ConfigError,
+  bindHost,
+  secretKeyPattern,
+  type FlexConfig,
+} from './config';
 export { Readiness, type CheckResult, type ReadinessReport } from './readiness';
 export { SecretVault, SecretStoreUnavailableError, SecretUnavailableError } from './secrets/secret-vault';
 export { SecretCipher, parseSecretKey, generateSecretKey } from './secrets/secret-cipher';
@@ -80,3 +88,4 @@ export {
   type NatsTableInput,
 } from './nats/nats-table';
 export { FLEX_ACCOUNT, renderNatsServerConfig, roleOf } from './nats/nats-server-config';
+export { startTracing, serviceName, type Tracing, type TracingOptions } from './telemetry/tracing';

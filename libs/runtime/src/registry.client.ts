@@ -1,5 +1,6 @@
 import { isUnreachable, nextUnreachableWait, registrySubjects, type Messaging } from '@flex/bus';
 import type { CapabilityRegistration } from '@flex/contracts';
+import { traceHeaders } from '@flex/tracing';
 
 /** One capability as the registry sees it now: its registration and how many live instances serve it. */
 export interface CapabilityView {
@@ -31,7 +32,7 @@ export async function fetchCapabilitySnapshot(
       return await messaging.request<CapabilitySnapshot>(
         registrySubjects(prefix).snapshot,
         {},
-        { timeoutMs },
+        { timeoutMs, headers: traceHeaders() },
       );
     } catch (error) {
       const elapsedMs = Date.now() - started;

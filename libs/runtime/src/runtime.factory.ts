@@ -28,6 +28,7 @@ import { StreamStateCache } from './stream-state-cache';
 import type { Logger } from './telemetry/log';
 import { logStoredEvents } from './telemetry/log-events';
 import { createProcessLog } from './telemetry/process-log';
+import { startTracing, type TracingOptions } from './telemetry/tracing';
 import { resolveSecretKey, type SecretKeyHome } from './secrets/secret-key';
 import { SecretVault } from './secrets/secret-vault';
 import { FlexMetrics } from './telemetry/metrics';
@@ -39,6 +40,8 @@ export interface RuntimeOptions {
   service: string;
   /** Read-model migrations to run beside the store's own. */
   migrations?: Record<string, Migration>;
+  /** Where spans go besides what OTEL_* configures (tests: an in-memory exporter). */
+  traceExporter?: TracingOptions['exporter'];
 }
 
 /**
@@ -54,6 +57,7 @@ export async function createDistributedRuntime(
   }
   const log = createProcessLog(config, options.service);
   const logger = log.logger;
+  const tracing = startTracing(config, options.service, { exporter: options.traceExporter });
   const database = await createDatabase({ url: config.FLEX_DATABASE_URL });
   await migrateToLatest(database.db, options.migrations);
   const metrics = createMetrics(config, options.service, database, logger);
@@ -95,6 +99,8 @@ export async function createDistributedRuntime(
     metrics,
     secrets: new SecretVault(database, resolveSecretKey(config, { kind: 'none' })),
   });
+  // Registered first, so closed last: the spans of the shutdown itself still go out.
+  runtime.onClose(() => tracing.shutdown());
   runtime.readiness.watch('nats', natsCheck(nc));
   runtime.onClose(() => nc.close());
   runtime.onClose(() => database.close());
@@ -116,6 +122,7 @@ export async function createEmbeddedRuntime(
 ): Promise<ServiceRuntime> {
   const log = createProcessLog(config, options.service);
   const logger = log.logger;
+  const tracing = startTracing(config, options.service, { exporter: options.traceExporter });
   const dataDir = options.dataDir === null ? undefined : (options.dataDir ?? `${config.FLEX_DATA_DIR}/pg`);
   const database = await createDatabase(
     config.FLEX_DATABASE_URL ? { url: config.FLEX_DATABASE_URL } : { dataDir },
@@ -162,6 +169,8 @@ export async function createEmbeddedRuntime(
     metrics,
     secrets: new SecretVault(database, resolveSecretKey(config, keyHome)),
   });
+  // Registered first, so closed last: the spans of the shutdown itself still go out.
+  runtime.onClose(() => tracing.shutdown());
   if (nc) runtime.readiness.watch('nats', natsCheck(nc));
   runtime.onClose(() => database.close());
   if (nc) runtime.onClose(() => nc.close());

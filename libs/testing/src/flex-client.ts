@@ -209,3 +209,21 @@ export function parseLogFrames(text: string): Array<Record<string, unknown>> {
     .filter((block) => block.id === undefined && block.event === 'log')
     .map((block) => JSON.parse(block.data) as Record<string, unknown>);
 }
+
+/** Wait until the registry reports at least `count` active capabilities (the agents registered). */
+export async function waitForActiveCapabilities(
+  client: FlexClient,
+  count: number,
+  timeoutMs: number,
+  describe?: () => string,
+): Promise<void> {
+  await waitFor(
+    async () => {
+      const res = await client.json('GET', '/api/v1/flex/capabilities');
+      const active = (res.body?.capabilities ?? []).filter((c: { status?: string }) => c.status === 'active');
+      return active.length >= count;
+    },
+    timeoutMs,
+    describe,
+  );
+}

@@ -2,6 +2,7 @@ import type { AgentInvocation } from '@flex/agent-sdk';
 import { trace } from '@opentelemetry/api';
 import { agentInvokeSubject, isUnreachable } from '@flex/bus';
 import type { PlanNode } from '@flex/contracts';
+import { traceHeaders } from '@flex/tracing';
 import { defaultFacetCompiler } from '@flex/facets';
 import { nodeOutputErrors } from '@flex/run-model';
 import { DISPATCH_LOG_NAMES, type ServiceRuntime } from '@flex/runtime';
@@ -57,7 +58,8 @@ async function askAgent(
     reply = await runtime.messaging.request<Reply>(
       agentInvokeSubject(runtime.prefix, invocation.capabilityId),
       invocation,
-      { timeoutMs },
+      // The agent's span joins the run's trace as a child of this attempt's.
+      { timeoutMs, headers: traceHeaders() },
     );
   } catch (error) {
     return failedCall(error, Date.now() - started);

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { FlexEventContext } from '@flex/bus';
-import { secretRefIds, type CapabilityRegistration, type PlanNode } from '@flex/contracts';
+import { runIdFromStreamId, secretRefIds, type CapabilityRegistration, type PlanNode } from '@flex/contracts';
 import { payloadOf, type StoredEvent } from '@flex/event-store';
 import { decision, effectsOf, NO_DECISION } from '@flex/decider';
 import {
@@ -15,7 +15,9 @@ import {
   type StartedRun,
 } from '@flex/run-model';
 import { activeRegistrations, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
+import { ATTR, inSpan } from '@flex/tracing';
 import { callAgent } from './agent.client';
+import { endAttempt, nodeAttemptSpan, tracePolicyFirings } from './executor.spans';
 import { recordAttempt } from './agent-call.metrics';
 import {
   capabilityViewOf,
@@ -129,16 +131,17 @@ export class ExecutorHandler {
       if (!isPlanned(state)) return;
       const node = state.plan.nodes.find((n) => n.id === effect.nodeId);
       if (!node) return;
-      // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
-      const outcome = storableOutcome(
-        await keepingAlive(ctx, () =>
-          this.invoke(state, node, {
-            ...effect,
-            registration: this.same(registration, effect),
-            traceparent: event.metadata.traceparent,
-          }),
-        ),
-      );
+      const call = {
+        ...effect,
+        registration: this.same(registration, effect),
+        traceparent: event.metadata.traceparent,
+      };
+      const outcome = await inSpan('node.attempt', nodeAttemptSpan(state, call), async (span) => {
+        // Checked before the append: an answer Postgres refuses is an invalid output, not a poison message.
+        const answered = storableOutcome(await keepingAlive(ctx, () => this.invoke(state, node, call)));
+        endAttempt(span, answered);
+        return answered;
+      });
       recordAttempt(this.runtime.metrics, effect.capabilityId, outcome);
       const options = { retry: this.retry, unreachable: unreachableClock(this.runtime, event, ctx) };
       const decided = await this.command(event, key, (s) =>
@@ -214,7 +217,15 @@ export class ExecutorHandler {
    * redelivery finds the reaction appended and only moves the run forward (a decision that depends
    * on the run's state alone, so it needs no key: a second one finds nothing to do).
    */
-  private async react(event: StoredEvent, ctx: FlexEventContext): Promise<ExecutorDecision> {
+  private react(event: StoredEvent, ctx: FlexEventContext): Promise<ExecutorDecision> {
+    const attributes = {
+      [ATTR.runId]: runIdFromStreamId(event.streamId) ?? event.streamId,
+      [ATTR.eventType]: event.type,
+    };
+    return inSpan('run.advance', { attributes }, () => this.advance(event, ctx));
+  }
+
+  private async advance(event: StoredEvent, ctx: FlexEventContext): Promise<ExecutorDecision> {
     const options = (fallbacks?: readonly CapabilityRegistration[]) => ({
       limits: this.limits,
       retry: this.retry,
@@ -246,6 +257,7 @@ export class ExecutorHandler {
       const fallbacks = await this.activeRegistrations(ctx);
       result = await this.command(event, key, (s) => decide(s, fallbacks));
     }
+    tracePolicyFirings(result.appended);
     return { decision: result.decision, duplicate: result.duplicate };
   }
 

@@ -28,10 +28,11 @@ import {
   type CapabilitySnapshot,
   type ServiceRuntime,
 } from '@flex/runtime';
+import { ATTR, inSpan, type Span } from '@flex/tracing';
 import { ruleBasedFallback } from './llm/rule-based-fallback';
 import { decidePlan, type Planned, type PlanOutcome } from './plan/planner.decide';
 import type { KnownCapability } from './plan/planner-error.diagnostics';
-import type { Planner, PlannerRequest, ReplanContext } from './plan/planner';
+import { isPlannerError, type Planner, type PlannerRequest, type ReplanContext } from './plan/planner';
 import { plannerFromConfig } from './plan/planner-registry';
 
 const WORKING_INTERVAL_MS = 5_000;
@@ -50,10 +51,25 @@ export class PlannerHandler {
   /** plan_requested → load the run → draft a plan over the live registry → append plan_drafted (or run_failed). */
   @EventPattern('plan_requested')
   async onPlanRequested(@Payload() event: StoredEvent, @Ctx() ctx?: FlexEventContext): Promise<void> {
-    const { store, clock } = this.runtime;
+    const { store } = this.runtime;
     const { state } = await loadState(store, event.streamId, RUN_FOLD, this.runtime.streamStates);
     if (state.status === 'none' || !askedPlanRequest(state, event.id)) return;
     const request = payloadOf(event, 'plan_requested');
+    await inSpan(
+      request.reason === 'replan' ? 'plan.replan' : 'plan.draft',
+      draftSpan(state, request),
+      (span) => this.answer(event, state, request, span, ctx),
+    );
+  }
+
+  private async answer(
+    event: StoredEvent,
+    state: StartedRun,
+    request: PlanRequest,
+    span: Span,
+    ctx?: FlexEventContext,
+  ): Promise<void> {
+    const { store, clock } = this.runtime;
     // The one replan bound (run-model): the fold has counted this request among the run's replans.
     const refused =
       request.reason === 'replan'
@@ -62,6 +78,7 @@ export class PlannerHandler {
     const outcome: PlanOutcome = refused
       ? { kind: 'replan_limit', ...refused }
       : await this.draft(state, request, ctx);
+    span.setAttribute(ATTR.outcome, outcomeOf(outcome));
     await runCommand({
       store,
       streamId: event.streamId,
@@ -102,6 +119,24 @@ export class PlannerHandler {
     if (!request.fallback) return this.planner.plan(input);
     return ruleBasedFallback(input, `${request.fallback.reason}: ${request.fallback.message}`);
   }
+}
+
+/** A planning attempt's span: one per `plan_requested` answered (`plan.replan` for a replan). */
+function draftSpan(state: StartedRun, request: PlanRequest) {
+  return {
+    attributes: {
+      [ATTR.runId]: state.runId,
+      [ATTR.planAttempt]: request.attempt,
+      [ATTR.planReason]: request.reason,
+      [ATTR.planVersion]: state.planVersion + 1,
+    },
+  };
+}
+
+/** `planned`, or why there is no draft (the planner's error code, or the replan limit). */
+function outcomeOf(outcome: PlanOutcome): string {
+  if (outcome.kind !== 'planned') return outcome.code;
+  return isPlannerError(outcome.result) ? outcome.result.code : 'planned';
 }
 
 function knownOf(snapshot: CapabilitySnapshot): KnownCapability[] {

@@ -4,6 +4,7 @@ import { registrySubjects, type IncomingRequest } from '@flex/bus';
 import type { StoredEvent } from '@flex/event-store';
 import { listCapabilityInstances } from '@flex/read-models';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { inRemoteSpan, SpanKind } from '@flex/tracing';
 import { CapabilityCommands, type Applied } from './capability/capability.commands';
 import { ownedByAnother, type RegistryCommand } from './capability/capability.decide';
 import { buildSnapshot, type RegistrySnapshot } from './capability/capability.view';
@@ -80,7 +81,14 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
     const queue = { queue: 'registry' };
     this.stops.push(await messaging.serve(subjects.registerAll, queue, (req) => this.register(req)));
     this.stops.push(await messaging.serve(subjects.deregisterAll, queue, (req) => this.deregister(req)));
-    this.stops.push(await messaging.serve(subjects.snapshot, queue, () => this.snapshot()));
+    this.stops.push(
+      await messaging.serve(subjects.snapshot, queue, (req) =>
+        // Asked for a run (the planner, validator, executor), the answer is a span of the run's trace.
+        inRemoteSpan(req.headers.traceparent, 'registry.snapshot', { kind: SpanKind.SERVER }, () =>
+          this.snapshot(),
+        ),
+      ),
+    );
     this.stops.push(await messaging.serve(subjects.assignOwner, queue, (req) => this.assignOwner(req.data)));
     // Every replica sees every heartbeat (Messaging.subscribe has no queue group); touches are idempotent.
     this.stops.push(

@@ -2,6 +2,7 @@ import { decision } from '@flex/decider';
 import { Controller, Inject } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import type { StoredEvent } from '@flex/event-store';
+import { runIdFromStreamId } from '@flex/contracts';
 import { payloadOf, runMetadata } from '@flex/run-model';
 import {
   activeRegistrations,
@@ -10,6 +11,7 @@ import {
   runCommand,
   type ServiceRuntime,
 } from '@flex/runtime';
+import { ATTR, inSpan, type Span } from '@flex/tracing';
 import { decideValidation, evolveValidator, initialValidatorState } from './validation/validator.decide';
 
 @Controller()
@@ -19,10 +21,16 @@ export class ValidatorHandler {
   /** plan_drafted → prove the draft against the contract and the live registry (plan_generated, plan_updated or plan_rejected). */
   @EventPattern('plan_drafted')
   async onPlanDrafted(@Payload() event: StoredEvent): Promise<void> {
+    const attributes = { [ATTR.runId]: runIdFromStreamId(event.streamId) ?? event.streamId };
+    await inSpan('plan.prove', { attributes }, (span) => this.prove(event, span));
+  }
+
+  /** The verdict on the draft: its event type (`plan_generated`, `plan_updated`, `plan_rejected`) is the span's outcome. */
+  private async prove(event: StoredEvent, span: Span): Promise<void> {
     const { store, messaging, prefix, config } = this.runtime;
     const snapshot = await fetchCapabilitySnapshot(messaging, prefix);
     const active = activeRegistrations(snapshot);
-    await runCommand({
+    const result = await runCommand({
       store,
       streamId: event.streamId,
       fold: { initialState: initialValidatorState, evolve: evolveValidator },
@@ -42,5 +50,7 @@ export class ValidatorHandler {
       ids: this.runtime.ids,
       cache: this.runtime.streamStates,
     });
+    const verdict = result.appended.find((e) => e.type !== 'log');
+    if (verdict) span.setAttribute(ATTR.outcome, verdict.type);
   }
 }

@@ -1,4 +1,5 @@
 import { truncateCodePoints } from '@flex/agent-sdk';
+import { inChatSpan, type ChatSpanResult } from '@flex/tracing';
 import type { LlmConfig } from './llm.config';
 
 export interface ChatMessage {
@@ -38,10 +39,21 @@ export class LlmUnavailableError extends Error {
   }
 }
 
-type Attempt =
+type Attempt = (
   | { kind: 'answer'; value: unknown; tokens: number; model: string }
   | { kind: 'retry'; reason: string; tokens: number; delayMs: number; feedback?: ChatMessage[] }
-  | { kind: 'stop'; reason: string; tokens: number };
+  | { kind: 'stop'; reason: string; tokens: number }
+) & { usage?: { input: number; output: number } };
+
+/** An attempt as its GenAI span records it: models and token counts only. */
+function chatSpanResult(attempt: Attempt): ChatSpanResult {
+  const tokens = attempt.usage
+    ? { inputTokens: attempt.usage.input, outputTokens: attempt.usage.output }
+    : {};
+  return attempt.kind === 'answer'
+    ? { ...tokens, responseModel: attempt.model }
+    : { ...tokens, error: attempt.kind === 'retry' ? 'retry' : 'stop' };
+}
 
 /**
  * One structured answer from an OpenAI-compatible chat-completions API, with
@@ -61,7 +73,11 @@ export async function completeStructured(
   let made = 0;
   for (let attempt = 1; attempt <= config.maxAttempts; attempt++) {
     made = attempt;
-    const outcome = await callOnce(config, request, messages, attempt);
+    const outcome = await inChatSpan(
+      config.model,
+      () => callOnce(config, request, messages, attempt),
+      chatSpanResult,
+    );
     tokens += outcome.tokens;
     if (outcome.kind === 'answer')
       return { value: outcome.value, usage: { tokens, model: outcome.model, attempts: attempt } };
@@ -135,7 +151,17 @@ function throttled(config: LlmConfig, response: Response, attempt: number): Atte
   return { kind: 'retry', reason, tokens: 0, delayMs: retryAfter ?? backoff(attempt) };
 }
 
+/** The answer judged, with the tokens it spent in and out (for its GenAI span). */
 function readAnswer(config: LlmConfig, request: StructuredRequest, body: unknown, attempt: number): Attempt {
+  const spent = (body as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | undefined)
+    ?.usage;
+  const usage = { input: tokenCount(spent?.prompt_tokens), output: tokenCount(spent?.completion_tokens) };
+  return { ...judgeAnswer(config, request, body, attempt), usage };
+}
+
+const tokenCount = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : 0);
+
+function judgeAnswer(config: LlmConfig, request: StructuredRequest, body: unknown, attempt: number): Attempt {
   const b = body as
     | {
         choices?: Array<{ message?: { content?: unknown; refusal?: unknown } }>;

@@ -13,6 +13,7 @@ import {
   eventsTransport,
   nestLogger,
   type FlexConfig,
+  type RuntimeOptions,
   type ServiceRuntime,
 } from '@flex/runtime';
 import { ValidatorModule } from '@flex/validator';
@@ -30,6 +31,8 @@ export interface EmbeddedOptions {
    * caught up), rejecting if it cannot be; default true. With false, resolve once it listens.
    */
   waitUntilReady?: boolean;
+  /** Spans also go here, each as it ends, besides what OTEL_* configures (tests: an in-memory exporter). */
+  traceExporter?: RuntimeOptions['traceExporter'];
 }
 
 export interface EmbeddedFlex {
@@ -65,6 +68,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
     service: 'flex',
     migrations: readModelMigrations,
     dataDir: options.dataDir,
+    traceExporter: options.traceExporter,
   }).catch((error) => {
     unlock();
     throw error;

@@ -9,6 +9,8 @@ import {
   withFollowUps,
 } from '@flex/run-model';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { typedEvent } from '@flex/event-store';
+import { ATTR, contextOf, recordSpan } from '@flex/tracing';
 import { AuthGuard, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { controlCommand, parseBody, runLimits } from './run-command';
 import { ApiDoc } from '../openapi/api-doc.decorator';
@@ -39,10 +41,10 @@ export class HitlController {
   })
   async resolve(@Req() req: AuthedRequest) {
     const request = parseBody(HitlResolveRequestSchema, req.body);
+    const streamId = runStreamId(request.runId);
     const { appended, state } = await controlCommand(
       this.runtime,
-      runStreamId(request.runId),
-      req.principal.id,
+      { streamId, actor: req.principal.id, span: 'hitl.resolve' },
       (s) =>
         withFollowUps(
           s,
@@ -58,6 +60,8 @@ export class HitlController {
     );
     const recorded = state.status === 'none' ? undefined : state.hitl[request.requestId];
     const takesEffect = recorded?.status === 'decided' ? 'on_resume' : 'now';
+    if (appended.length > 0 && recorded?.status !== 'pending')
+      await traceHitlWait(this.runtime, streamId, state, request);
     return {
       ok: true,
       runId: request.runId,
@@ -67,6 +71,36 @@ export class HitlController {
       position: appended[0]?.position,
     };
   }
+}
+
+/**
+ * The wait on a human as one span of the run's trace, from its `hitl_request` to this decision
+ * (recorded now: a wait can outlast any process). Only for a run that has a trace.
+ */
+async function traceHitlWait(
+  runtime: ServiceRuntime,
+  streamId: string,
+  state: RunState,
+  request: { requestId: string; decision: string },
+): Promise<void> {
+  if (state.status === 'none' || !state.traceparent) return;
+  const raised = (await runtime.store.readStream(streamId)).find((e) => {
+    const event = typedEvent(e);
+    return event?.type === 'hitl_request' && event.payload.requestId === request.requestId;
+  });
+  if (!raised) return;
+  const pending = state.hitl[request.requestId];
+  recordSpan('hitl.wait', {
+    parent: contextOf(state.traceparent),
+    startTime: new Date(raised.timestamp),
+    attributes: {
+      [ATTR.runId]: state.runId,
+      [ATTR.hitlRequestId]: request.requestId,
+      [ATTR.hitlDecision]: request.decision,
+      ...(pending?.policyId ? { [ATTR.policyId]: pending.policyId } : {}),
+      ...(pending?.nodeId ? { [ATTR.nodeId]: pending.nodeId } : {}),
+    },
+  });
 }
 
 /**

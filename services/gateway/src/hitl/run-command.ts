@@ -10,6 +10,7 @@ import {
 } from '@flex/run-model';
 import { runCommand, type ServiceRuntime } from '@flex/runtime';
 import type { StoredEvent } from '@flex/event-store';
+import { ATTR, contextOf, recordSpan } from '@flex/tracing';
 import type { z } from 'zod';
 import { apiError } from '../http/api-error';
 
@@ -35,20 +36,30 @@ export function parseBody<S extends z.ZodType>(
  */
 export async function runControlCommand(
   runtime: ServiceRuntime,
-  streamId: string,
-  actor: string,
+  command: ControlCommand,
   decide: (state: RunState) => ControlDecision,
 ): Promise<StoredEvent[]> {
-  return (await controlCommand(runtime, streamId, actor, decide)).appended;
+  return (await controlCommand(runtime, command, decide)).appended;
 }
 
-/** {@link runControlCommand}, with the run's state once the events are appended. */
+/** Which run an operator command is on, who gives it, and its span's name (`run.pause`, `hitl.resolve`…). */
+export interface ControlCommand {
+  streamId: string;
+  actor: string;
+  span: string;
+}
+
+/**
+ * {@link runControlCommand}, with the run's state once the events are appended. What it appends
+ * carries the run's trace context, so the work it sets off joins the run's trace; its own span is
+ * recorded in that trace once the run's state (and so its context) is known.
+ */
 export async function controlCommand(
   runtime: ServiceRuntime,
-  streamId: string,
-  actor: string,
+  { streamId, actor, span }: ControlCommand,
   decide: (state: RunState) => ControlDecision,
 ): Promise<{ appended: StoredEvent[]; state: RunState }> {
+  const startTime = runtime.clock.now();
   const result = await runCommand({
     store: runtime.store,
     streamId,
@@ -59,6 +70,7 @@ export async function controlCommand(
       actor,
       producer: 'gateway',
       planVersion: s.status === 'none' ? undefined : s.planVersion || undefined,
+      traceparent: s.status === 'none' ? undefined : s.traceparent,
     }),
     clock: runtime.clock,
     ids: runtime.ids,
@@ -66,6 +78,13 @@ export async function controlCommand(
   });
   // A refusal is the decision's effect: what it records is appended, then the API answers with it.
   const refusal = refusalOf(result.decision);
+  if (result.state.status !== 'none')
+    recordSpan(span, {
+      parent: contextOf(result.state.traceparent),
+      startTime,
+      attributes: { [ATTR.runId]: result.state.runId },
+      error: refusal?.code,
+    });
   if (refusal) throw apiError(REFUSAL_STATUS[refusal.code], refusal.code, refusal.message);
   return { appended: result.appended, state: result.state };
 }

@@ -42,8 +42,10 @@ export class RunCancelController {
     const { reason } = parseBody(CancelRunRequestSchema, req.body);
     const streamId = await this.runs.assertVisible(req.principal, runId);
     const by = req.principal.id;
-    const appended = await runControlCommand(this.runtime, streamId, by, (state) =>
-      decideCancel(state, { runId, by, reason }),
+    const appended = await runControlCommand(
+      this.runtime,
+      { streamId, actor: by, span: 'run.cancel' },
+      (state) => decideCancel(state, { runId, by, reason }),
     );
     const cancelled = appended.find((e) => e.type === 'run_cancelled') ?? (await this.storedCancel(streamId));
     return {

@@ -42,8 +42,11 @@ export class RunControlController {
     const runId = check(id, 'id');
     const streamId = await this.runs.assertVisible(req.principal, runId);
     const limits = runLimits(this.runtime);
-    const appended = await runControlCommand(this.runtime, streamId, req.principal.id, (state) =>
-      decideManualTrigger(state, runId, check(policyId, 'policyId'), this.runtime.clock.now(), limits),
+    const appended = await runControlCommand(
+      this.runtime,
+      { streamId, actor: req.principal.id, span: 'policy.trigger' },
+      (state) =>
+        decideManualTrigger(state, runId, check(policyId, 'policyId'), this.runtime.clock.now(), limits),
     );
     return {
       ok: true,
@@ -75,8 +78,10 @@ export class RunControlController {
     const { reason } = parseBody(PauseRunRequestSchema, req.body);
     const streamId = await this.runs.assertVisible(req.principal, runId);
     const by = req.principal.id;
-    const appended = await runControlCommand(this.runtime, streamId, by, (state) =>
-      decidePause(state, { runId, by, reason }),
+    const appended = await runControlCommand(
+      this.runtime,
+      { streamId, actor: by, span: 'run.pause' },
+      (state) => decidePause(state, { runId, by, reason }),
     );
     const paused = appended.find((e) => e.type === 'run_paused');
     if (!paused) throw new Error(`pausing ${runId} appended no run_paused`);
@@ -113,8 +118,7 @@ export class RunControlController {
       const appended = await this.runs.withWorkingRun(req.principal, () =>
         runControlCommand(
           this.runtime,
-          streamId,
-          req.principal.id,
+          { streamId, actor: req.principal.id, span: 'run.resume' },
           resumeDecider(
             body.runId,
             body.expectedPlanVersion,

@@ -10,6 +10,7 @@ import {
   type RunListResponse,
 } from '@flex/contracts';
 import { RUNTIME, type ServiceRuntime } from '@flex/runtime';
+import { ATTR, contextOf, inSpan, SpanKind, traceparentOf, type SpanOptions } from '@flex/tracing';
 import type { Response } from 'express';
 import { AuthGuard, CLIENT_LIMITS, Roles, type AuthedRequest } from '../auth/auth.guard';
 import { apiError } from '../http/api-error';
@@ -65,16 +66,20 @@ export class RunsController {
     const key = idempotencyKeyOf(idempotencyKey);
     const release = reserveStream(this.limits, req.principal);
     try {
-      const started = await this.runs.start({
-        body: req.body,
-        principal: req.principal,
-        correlationId: clean(correlationId),
-        traceparent: clean(traceparent),
-        idempotencyKey: key,
+      // The run's root span: a child of the caller's trace when its traceparent is valid W3C, else a new trace.
+      await inSpan('run.stream', runStreamSpan(traceparent), async (span) => {
+        const started = await this.runs.start({
+          body: req.body,
+          principal: req.principal,
+          correlationId: clean(correlationId),
+          traceparent: traceparentOf(span),
+          idempotencyKey: key,
+        });
+        span.setAttribute(ATTR.runId, started.runId);
+        res.setHeader('X-Flex-Run-Id', started.runId);
+        openSse(res);
+        await followRun(this.runtime, started.streamId, { afterPosition: 0, end: 'terminal_or_rest' }, res);
       });
-      res.setHeader('X-Flex-Run-Id', started.runId);
-      openSse(res);
-      await followRun(this.runtime, started.streamId, { afterPosition: 0, end: 'terminal_or_rest' }, res);
     } finally {
       release();
     }
@@ -169,7 +174,15 @@ export function checkRunId(id: string): string {
 
 const HEADER_MAX_LENGTH = 256;
 
-/** Tracing headers are hints: one too long to keep is dropped. */
+function runStreamSpan(traceparent: string | undefined): SpanOptions {
+  return {
+    kind: SpanKind.SERVER,
+    parent: contextOf(traceparent),
+    attributes: { [ATTR.httpMethod]: 'POST', [ATTR.httpRoute]: '/api/v1/flex/run.stream' },
+  };
+}
+
+/** A correlation id is a hint: one too long to keep is dropped. */
 const clean = (v?: string) => (v && v.length <= HEADER_MAX_LENGTH ? v : undefined);
 
 /**

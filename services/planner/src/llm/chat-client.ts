@@ -1,3 +1,5 @@
+import { inChatSpan, type ChatSpanResult } from '@flex/tracing';
+
 /** One chat message of the OpenAI chat-completions protocol. */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -28,6 +30,11 @@ export type ChatResult =
 
 const NO_USAGE = { input: 0, output: 0 };
 
+function chatSpanResult(result: ChatResult): ChatSpanResult {
+  const tokens = { inputTokens: result.usage.input, outputTokens: result.usage.output };
+  return result.ok ? { ...tokens, responseModel: result.model } : { ...tokens, error: result.kind };
+}
+
 /**
  * POST /chat/completions with a JSON-schema response format (global fetch). Each call has its own
  * deadline (AbortSignal); a 429 waits as Retry-After says (bounded, else exponential) and retries a
@@ -35,7 +42,7 @@ const NO_USAGE = { input: 0, output: 0 };
  */
 export async function chatCompletion(request: ChatRequest): Promise<ChatResult> {
   for (let retry = 0; ; retry++) {
-    const result = await once(request);
+    const result = await inChatSpan(request.model, () => once(request), chatSpanResult);
     if (result.ok || result.kind !== 'rate_limited' || retry >= request.maxRateLimitRetries) return result;
     const wait = Math.min(result.retryAfterMs ?? 250 * 2 ** retry, request.maxBackoffMs);
     await new Promise((resolve) => setTimeout(resolve, wait));

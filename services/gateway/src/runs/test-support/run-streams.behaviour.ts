@@ -35,7 +35,8 @@ const NOTE = {
   trigger: { kind: 'manual' },
   action: { type: 'emit', event: 'operator_note', payload: { n: 1 } },
 };
-const RETHINK = {
+/** Replan once the copy has two variants or more (the sample envelope always has). */
+export const RETHINK = {
   id: 'rethink',
   trigger: {
     kind: 'onNodeComplete',

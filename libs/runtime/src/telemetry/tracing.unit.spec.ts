@@ -1,0 +1,74 @@
+import { trace } from '@opentelemetry/api';
+import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
+import { loadConfig, loadTracingConfig } from '../config';
+import { startTracing, tracesEndpoint } from './tracing';
+
+/** Whether a span started now is recorded (it is never ended, so never exported). */
+const recording = () => trace.getTracer('test').startSpan('probe').isRecording();
+
+describe('startTracing', () => {
+  it('registers nothing when no exporter is asked for: every span is a no-op', async () => {
+    for (const env of [
+      {},
+      { OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' },
+      { OTEL_SDK_DISABLED: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' },
+    ]) {
+      const tracing = startTracing(loadTracingConfig(env), 'gateway');
+      expect(tracing.enabled).toBe(false);
+      expect(recording()).toBe(false);
+      await tracing.shutdown();
+    }
+  });
+
+  it('turns on with an OTLP endpoint, and off again on shutdown (an unreachable receiver holds it up 3 s at most)', async () => {
+    const tracing = startTracing(
+      loadTracingConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9' }),
+      'planner',
+    );
+    expect(tracing.enabled).toBe(true);
+    expect(recording()).toBe(true);
+    trace.getTracer('test').startSpan('undeliverable').end();
+    const stopping = Date.now();
+    await expect(tracing.shutdown()).resolves.toBeUndefined();
+    expect(Date.now() - stopping).toBeLessThan(4_000);
+    expect(recording()).toBe(false);
+  });
+
+  it('names the service flex-<service> unless OTEL_SERVICE_NAME says otherwise; one SDK per process', async () => {
+    for (const [env, name] of [
+      [{}, 'flex-executor'],
+      [{ OTEL_SERVICE_NAME: 'exec-eu-1' }, 'exec-eu-1'],
+    ] as const) {
+      const exporter = new InMemorySpanExporter();
+      const tracing = startTracing(loadTracingConfig(env), 'executor', { exporter });
+      expect(() => startTracing(loadTracingConfig(env), 'executor', { exporter })).toThrow(/already started/);
+      trace.getTracer('test').startSpan('probe').end();
+      expect(exporter.getFinishedSpans().map((s) => s.resource.attributes['service.name'])).toEqual([name]);
+      await tracing.shutdown();
+    }
+  });
+
+  it('sends to the signal endpoint as given, else to <endpoint>/v1/traces', () => {
+    const endpoint = (env: Record<string, string>) => tracesEndpoint(loadTracingConfig(env));
+    expect(endpoint({})).toBeUndefined();
+    expect(endpoint({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://tempo:4318/' })).toBe(
+      'http://tempo:4318/v1/traces',
+    );
+    expect(
+      endpoint({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://tempo:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://jaeger:4318/custom',
+      }),
+    ).toBe('http://jaeger:4318/custom');
+  });
+
+  it('refuses settings it cannot honour, naming the variable', () => {
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
+      /OTEL_EXPORTER_OTLP_PROTOCOL: Flex exports OTLP over HTTP as JSON/,
+    );
+    expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(/OTEL_TRACES_EXPORTER/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
+  });
+});
