@@ -30,7 +30,6 @@ export {
 export { RunLogTap, type RunLogLine } from './telemetry/log-tap';
 export { createProcessLog, type ProcessLog } from './telemetry/process-log';
 export { nestLogger } from './telemetry/nest-logger';
-export { traceIdsOf, type TraceIds } from './telemetry/traceparent';
 export { systemClock, randomIds, type Clock, type IdGenerator } from './clock';
 export { FlexMetrics, type Increment, type Measurement, type GaugeReading } from './telemetry/metrics';
 export { FAMILIES, exportedName, type Family } from './telemetry/metrics-families';

@@ -1,6 +1,6 @@
 import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import pino, { type DestinationStream } from 'pino';
-import { traceIdsOf } from './traceparent';
+import { parseTraceparent } from '@flex/tracing';
 
 /** The levels of `FLEX_LOG_LEVEL`, quietest last. */
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
@@ -80,7 +80,7 @@ function activeSpanIds(): LogData {
 function withTraceIds(data: LogData | undefined): LogData {
   if (!data || !('traceparent' in data)) return data ?? {};
   const { traceparent, ...rest } = data;
-  const ids = traceIdsOf(traceparent);
+  const ids = parseTraceparent(traceparent);
   return ids ? { ...rest, trace_id: ids.traceId, span_id: ids.spanId } : rest;
 }
 
