@@ -2,12 +2,7 @@ import { decision } from '@flex/decider';
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { FlexEventContext } from '@flex/bus';
-import {
-  registrySnapshotOf,
-  type EventPayload,
-  type PlannerError,
-  type PlannerOutput,
-} from '@flex/contracts';
+import { type EventPayload, type PlannerError, type PlannerOutput } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import {
   askedPlanRequest,
@@ -28,9 +23,10 @@ import {
   type ServiceRuntime,
 } from '@flex/runtime';
 import { ruleBasedFallback } from './llm/rule-based-fallback';
-import { decidePlan, type Planned, type PlanOutcome } from './plan/planner.decide';
+import { decidePlan, draftedOver, type Planned, type PlanOutcome } from './plan/planner.decide';
 import type { KnownCapability } from './plan/planner-error.diagnostics';
-import type { Planner, PlannerRequest, ReplanContext } from './plan/planner';
+import type { Planner, PlannerRequest } from './plan/planner';
+import { plannerRequest } from './plan/planner-request';
 import { plannerFromConfig } from './plan/planner-registry';
 
 const WORKING_INTERVAL_MS = 5_000;
@@ -91,7 +87,7 @@ export class PlannerHandler {
     const result = await this.plan(input, request).finally(() => clearInterval(heartbeat));
     metrics.inc('flex.planner.requests', { planner: plannerId });
     metrics.observe('flex.planner.duration_ms', clock.now().getTime() - started, { planner: plannerId });
-    return { kind: 'planned', result, registry: registrySnapshotOf(active), known: knownOf(snapshot) };
+    return { kind: 'planned', result, ...draftedOver(active), known: knownOf(snapshot) };
   }
 
   private async plan(input: PlannerRequest, request: PlanRequest): Promise<PlannerOutput | PlannerError> {
@@ -106,31 +102,4 @@ function knownOf(snapshot: CapabilitySnapshot): KnownCapability[] {
     status,
     outputContract: registration.outputContract,
   }));
-}
-
-function plannerRequest(
-  state: StartedRun,
-  request: PlanRequest,
-  capabilities: PlannerRequest['capabilities'],
-): PlannerRequest {
-  return {
-    envelope: state.envelope,
-    capabilities,
-    planVersion: state.planVersion + 1,
-    attempt: request.attempt,
-    diagnostics: request.diagnostics ?? (request.reason === 'rejected' ? state.lastDiagnostics : undefined),
-    replan: request.replan && state.plan ? replanContext(state, state.plan, request.replan) : undefined,
-  };
-}
-
-function replanContext(
-  state: StartedRun,
-  previousPlan: NonNullable<StartedRun['plan']>,
-  replan: NonNullable<PlanRequest['replan']>,
-): ReplanContext {
-  const completed: Record<string, Record<string, unknown>> = {};
-  for (const [nodeId, node] of Object.entries(state.nodes)) {
-    if (node.status === 'completed') completed[nodeId] = node.output ?? {};
-  }
-  return { trigger: replan.trigger, previousVersion: replan.previousVersion, previousPlan, completed };
 }
