@@ -7,6 +7,7 @@ import { parseArgv, UsageError, type ParsedCommand } from './parse-args';
 import { runCommand } from './run-command';
 import { pauseCommand, resumeCommand } from './run-control-command';
 import { runsCommand } from './runs-command';
+import { replayFileCommand } from './replay-verify';
 import { helpFor } from './usage';
 
 /**
@@ -19,6 +20,7 @@ export async function main(argv: string[], context: () => CliContext = cliContex
     const parsed = parseArgv(argv);
     json = parsed.json;
     if (parsed.help || parsed.command.name === 'help') return help(parsed);
+    if (parsed.command.name === 'replay' && parsed.flags.file !== undefined) return await offline(parsed);
     return await dispatch(context(), parsed);
   } catch (error) {
     const known = error instanceof CliError;
@@ -31,6 +33,17 @@ export async function main(argv: string[], context: () => CliContext = cliContex
     else process.stderr.write(`flex: ${message}\n`);
     return exitCode;
   }
+}
+
+/** `replay --verify --file`: offline, before any server or token is looked for. */
+function offline({ flags, args, json }: ParsedCommand): Promise<number> {
+  if (flags.verify !== true)
+    throw new UsageError('--file is read by --verify: flex replay --verify --file <f>');
+  const io = {
+    out: (l: string) => process.stdout.write(`${l}\n`),
+    err: (l: string) => process.stderr.write(`${l}\n`),
+  };
+  return replayFileCommand(io, flags.file as string, args.runId, json);
 }
 
 function help(parsed: ParsedCommand): number {
@@ -70,6 +83,7 @@ async function dispatch(ctx: CliContext, { command, args, flags, json }: ParsedC
       return hitlResolveCommand(ctx, decision, runId, options);
     }
     case 'replay':
+      if (!runId) throw new UsageError('replay needs a runId, or --verify --file <export.ndjson>');
       return replayCommand(ctx, runId, { verify: bool('verify'), json });
     case 'projections rebuild':
       process.stdout.write(
