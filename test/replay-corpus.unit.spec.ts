@@ -1,0 +1,65 @@
+import { ACTION_TYPES, POLICY_TRIGGER_KINDS, RUN_EVENT_TYPES } from '@flex/contracts';
+import type { StoredEvent } from '@flex/event-store';
+import { verifyReplay } from '@flex/replay';
+import { evaluatePolicies } from '@flex/run-model';
+import { flexReplayAdapters } from '../apps/flex/src/replay/replay-adapters';
+import { loadCorpus, type CorpusRun } from './replay-corpus/corpus';
+
+/**
+ * The replay corpus (docs/AUDIT.md, "Verified replay"): recorded runs of every path, each decided
+ * again by the current planner, validator, executor, policy engine and gateway commands. A change
+ * to decision logic that alters a recorded run fails here, naming the event, the field and the
+ * component. Meant changes: re-record with `npm run corpus:record`.
+ */
+const corpus = loadCorpus();
+const files = corpus.map((r) => r.file);
+
+describe('replay corpus', () => {
+  it('holds recorded runs', () => {
+    expect(files.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it.each(files)('%s re-decides to the same events', (file) => {
+    const run = corpus.find((r) => r.file === file) as CorpusRun;
+    const report = verifyReplay(run.events, flexReplayAdapters(run.settings));
+    expect(report.divergence).toBeUndefined();
+    expect(report.verified).toBe(run.events.length);
+    // Only outside facts are taken from the record (a registry that did not answer, none here).
+    expect(report.fromRecord).toBe(0);
+    expect(report.open).toBe(file === 'open.ndjson');
+  });
+
+  it('covers every run event type, every policy trigger and every policy action', () => {
+    const events = corpus.flatMap((r) => r.events);
+    const missing = (all: readonly string[], seen: Set<string>) => all.filter((t) => !seen.has(t));
+    expect(missing(RUN_EVENT_TYPES, new Set(events.map((e) => e.type)))).toEqual([]);
+    const fired = events.filter((e) => e.type === 'policy_triggered').map((e) => e.payload as Fired);
+    expect(missing(ACTION_TYPES, new Set(fired.map((p) => p.actionDetails.type)))).toEqual([]);
+    expect(missing(POLICY_TRIGGER_KINDS, new Set(fired.map((p) => p.trigger.kind)))).toEqual([]);
+  });
+
+  it('names the policy engine, the event and the field when a policy evaluation changes', () => {
+    const run = corpus.find((r) => r.file === 'hitl-approve.ndjson') as CorpusRun;
+    // The same engine, but a hard DENY now says it is soft: a change no source edit was needed for.
+    const softened: typeof evaluatePolicies = (state, trigger, now) =>
+      evaluatePolicies(state, trigger, now).map((f) => ({
+        ...f,
+        decision: { ...f.decision, severity: 'soft' },
+      }));
+    const report = verifyReplay(run.events, flexReplayAdapters(run.settings, { evaluate: softened }));
+    const fired = run.events.find((e) => e.type === 'policy_triggered') as StoredEvent;
+    expect(report.divergence).toMatchObject({
+      kind: 'changed',
+      position: fired.position,
+      type: 'policy_triggered',
+      path: '/payload/decision/severity',
+      recorded: 'hard',
+      now: 'soft',
+      producer: 'executor',
+      component: 'executor (policy engine)',
+    });
+    expect(report.verified).toBe(fired.version - 1);
+  });
+});
+
+type Fired = { actionDetails: { type: string }; trigger: { kind: string } };
