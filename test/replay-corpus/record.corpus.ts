@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { defineAgent } from '@flex/agent-sdk';
-import { contentGeneratorAgent } from '@flex/agents-reference';
+import { contentGeneratorAgent, startReferenceAgents, type ReferenceAgents } from '@flex/agents-reference';
 import type { StoredEvent } from '@flex/event-store';
-import type { FlexClient } from '@flex/testing';
+import { startOpenAiServer, type FlexClient, type OpenAiServer } from '@flex/testing';
+import { llmAnswer } from '../../services/planner/src/llm/llm-answers.fixture';
 import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import {
   backupWriter,
@@ -228,4 +229,35 @@ describe('replay corpus: record failures and fallbacks (agents defined here)', (
       await resolve(operator, runId, (request.payload as { requestId: string }).requestId, 'reject');
     });
   }, 60_000);
+});
+
+describe('replay corpus: record an LLM planner run (a local OpenAI-compatible server)', () => {
+  let llm: OpenAiServer;
+  let flex: EmbeddedFlex;
+  let client: FlexClient;
+  let agents: ReferenceAgents;
+
+  beforeAll(async () => {
+    llm = await startOpenAiServer();
+    llm.setFallback(() => ({ kind: 'json', content: llmAnswer() }));
+    ({ flex, client } = await startFlex({
+      FLEX_MAX_PLAN_ATTEMPTS: '2',
+      FLEX_PLANNER: 'llm',
+      FLEX_LLM_BASE_URL: llm.baseUrl,
+      FLEX_LLM_MODEL: 'stubborn',
+    }));
+    agents = await startReferenceAgents({ messaging: flex.runtime.messaging, prefix: flex.runtime.prefix });
+    await agents.ready;
+  }, 90_000);
+  afterAll(async () => {
+    await agents?.stop();
+    await flex?.close();
+    await llm?.close();
+  });
+
+  it('llm-fallback: two LLM drafts refused (taken from the record), the rule-based fallback drafts, completes', async () => {
+    const envelope = envelopeWithPolicies([]);
+    envelope.policies = { planner: { topology: { requiredKinds: ['validation'] } } };
+    await recordRun({ flex, client }, 'llm-fallback', envelope);
+  }, 90_000);
 });
