@@ -38,6 +38,36 @@ describe('replay corpus', () => {
     expect(missing(POLICY_TRIGGER_KINDS, new Set(fired.map((p) => p.trigger.kind)))).toEqual([]);
   });
 
+  it("re-decides a dead-lettered message's run_failed by the dead-letter rule, whatever service gave up", () => {
+    const [start, requested] = (corpus.find((r) => r.file === 'open.ndjson') as CorpusRun).events;
+    const deadLetter = {
+      consumer: 'planner',
+      eventId: requested.id,
+      eventType: 'plan_requested',
+      deliveryCount: 5,
+      error: 'boom',
+    };
+    const reason = `planner could not handle plan_requested (event ${requested.id}) after 5 deliveries: boom`;
+    const failed: StoredEvent = {
+      ...requested,
+      id: 'dead-1',
+      position: requested.position + 1,
+      version: 3,
+      type: 'run_failed',
+      payload: { code: 'dead_lettered', reason, deadLetter },
+      metadata: { correlationId: 'c', causationId: requested.id, producer: 'planner' },
+    };
+    const adapters = flexReplayAdapters(corpus[0].settings);
+    expect(verifyReplay([start, requested, failed], adapters)).toMatchObject({ verified: 3, open: false });
+    const edited = { ...failed, payload: { ...(failed.payload as object), reason: `${reason}!` } };
+    expect(verifyReplay([start, requested, edited], adapters).divergence).toMatchObject({
+      version: 3,
+      path: '/payload/reason',
+      via: 'decideDeadLetterFailure',
+      producer: 'planner',
+    });
+  });
+
   it('names the policy engine, the event and the field when a policy evaluation changes', () => {
     const run = corpus.find((r) => r.file === 'hitl-approve.ndjson') as CorpusRun;
     // The same engine, but a hard DENY now says it is soft: a change no source edit was needed for.
