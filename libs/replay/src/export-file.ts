@@ -1,3 +1,4 @@
+import { upcastPayload } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 
 /** A line of an export that is not a stored event of the one stream it should hold. */
@@ -27,7 +28,8 @@ const FIELDS: ReadonlyArray<[keyof StoredEvent, (v: unknown) => boolean, string]
  * The stored events of a run export (`GET runs/:id/export`, `flex export`): NDJSON, one StoredEvent
  * per line. Lines that are not events (a chain-head record has `"kind"`) and blank lines are
  * skipped. The events must be one stream, versions 1, 2, 3… in order: a replay re-decides the whole
- * history. Throws {@link ExportFileError} naming the line and the field.
+ * history. Payloads are upcast to today's shape, as the store reads them. Throws
+ * {@link ExportFileError} naming the line and the field.
  */
 export function parseExportFile(text: string): StoredEvent[] {
   const events: StoredEvent[] = [];
@@ -66,7 +68,7 @@ function storedEvent(value: Record<string, unknown>, line: number, previous?: St
       '/version',
       `expected ${version} (events of one stream, in order, from 1), got ${event.version}`,
     );
-  return event;
+  return { ...event, payload: upcastPayload(event.type, event.payload) };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

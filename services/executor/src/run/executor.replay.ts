@@ -1,7 +1,8 @@
 import type { CapabilityRegistration } from '@flex/contracts';
-import type { StoredEvent } from '@flex/event-store';
+import { payloadOf, type StoredEvent } from '@flex/event-store';
 import { takenFromRecord, type Redecision, type ReplayAdapter, type ReplayStep } from '@flex/replay';
 import { evolveRun, initialRunState, type RunLimits, type RunState } from '@flex/run-model';
+import type { AgentLog } from './agent-reply';
 import { needsRegistry, type ExecutorDecision } from './executor.decision';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from './invoke.decide';
 import { decideNodeStart } from './node-start.decide';
@@ -70,7 +71,7 @@ function onNodeStart(
   recorded: readonly StoredEvent[],
   settings: ExecutorReplaySettings,
 ): Redecision[] {
-  const start = trigger.payload as Parameters<typeof decideNodeStart>[1]['start'];
+  const start = payloadOf(trigger, 'node_start');
   const human = decideNodeStart(state, { start, agentType: 'human' }, settings.limits);
   const candidates: Redecision[] = [{ via: 'decideNodeStart', events: human.events }];
   const outcome = answerOf(recorded);
@@ -88,7 +89,7 @@ function onNodeStart(
  */
 export function answerOf(recorded: readonly StoredEvent[]): InvokeOutcome | undefined {
   const answer = recorded.filter((e) => ANSWER_TYPES.has(e.type));
-  const logs = answer.filter((e) => e.type === 'log' && field(e, 'source') === 'agent').map(agentLog);
+  const logs = answer.filter((e) => e.type === 'log' && field(e, 'source') === 'agent').flatMap(agentLog);
   const done = answer.find((e) => e.type === 'node_complete');
   const logged = logs.length ? { logs } : {};
   if (done) {
@@ -127,9 +128,11 @@ function registryOf(history: readonly StoredEvent[]): CapabilityRegistration[] {
   return [];
 }
 
-function agentLog(event: StoredEvent) {
-  const { level, message, data } = event.payload as { level: 'info'; message: string; data?: object };
-  return { level, message, ...(data ? { data: data as Record<string, unknown> } : {}) };
+/** An agent's line as it answered it (agents record `info` and above: a `debug` line is none of theirs). */
+function agentLog(event: StoredEvent): AgentLog[] {
+  const { level, message, data } = payloadOf(event, 'log');
+  if (level === 'debug') return [];
+  return [{ level, message, ...(data ? { data: data as Record<string, unknown> } : {}) }];
 }
 
 /** The executor's own line when the registry did not answer: an outside fact, taken as recorded. */

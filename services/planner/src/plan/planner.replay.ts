@@ -1,6 +1,6 @@
-import type { CapabilityRegistration, EventPayload, PlannerError, PlannerOutput } from '@flex/contracts';
+import type { EventPayload, PlannerError, PlannerOutput } from '@flex/contracts';
 import { takenFromRecord, type Redecision, type ReplayAdapter, type ReplayStep } from '@flex/replay';
-import { evolveRun, initialRunState, replanLimitFailure, type StartedRun } from '@flex/run-model';
+import { evolveRun, initialRunState, payloadOf, replanLimitFailure, type StartedRun } from '@flex/run-model';
 import { ruleBasedFallback } from '../llm/rule-based-fallback';
 import { plannerOutput } from './planner';
 import { decidePlan, draftedOver, type PlanOutcome } from './planner.decide';
@@ -31,22 +31,23 @@ function redecide(step: ReplayStep, settings: PlannerReplaySettings): Redecision
   if (trigger?.type !== 'plan_requested') throw new Error('a planner decision answers a plan_requested');
   const state = history.reduce(evolveRun, initialRunState());
   if (state.status === 'none') return [];
-  const request = trigger.payload as EventPayload<'plan_requested'>;
+  const request = payloadOf(trigger, 'plan_requested');
   const refused =
     request.reason === 'replan'
       ? replanLimitFailure(state.replans, settings.maxReplans, 'the run')
       : undefined;
-  const draft = recorded.find((e) => e.type === 'plan_drafted')?.payload as Draft | undefined;
-  if (!refused && !draft) return [takenFromRecord(recorded)];
-  const outcome: PlanOutcome = refused
-    ? { kind: 'replan_limit', ...refused }
-    : { kind: 'planned', ...planAgain(state as StartedRun, request, draft as Draft) };
+  const drafted = recorded.find((e) => e.type === 'plan_drafted');
+  let outcome: PlanOutcome;
+  if (refused) outcome = { kind: 'replan_limit', ...refused };
+  else if (drafted)
+    outcome = { kind: 'planned', ...planAgain(state, request, payloadOf(drafted, 'plan_drafted')) };
+  else return [takenFromRecord(recorded)];
   return [{ via: 'decidePlan', events: decidePlan(state, trigger.id, outcome) }];
 }
 
 /** The planner's answer and what it drafted over: planned again when it can be, else as recorded. */
 function planAgain(state: StartedRun, request: EventPayload<'plan_requested'>, draft: Draft) {
-  const registrations = draft.registrations as CapabilityRegistration[] | undefined;
+  const { registrations } = draft;
   const replannable = request.fallback || draft.plan.metadata.plannerId === RULE_BASED_PLANNER.id;
   if (!registrations || !replannable)
     return { result: recordedOutput(draft), registry: draft.registry, registrations };
