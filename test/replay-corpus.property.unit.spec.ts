@@ -46,10 +46,11 @@ describe('verified replay: properties over the corpus', () => {
       fc.property(fc.nat(targets.length - 1), (i) => {
         const { recorded, event, leaf } = targets[i];
         const events = recorded.events.map((e) => (e === event ? mutated(e, leaf.path) : e));
-        const { divergence } = verifyReplay(events, flexReplayAdapters(recorded.settings));
+        const { divergence, verified } = verifyReplay(events, flexReplayAdapters(recorded.settings));
         const where = `${recorded.file} v${event.version} ${leaf.path}`;
-        expect({ where, ...divergence }).toMatchObject({
+        expect({ where, verified, ...divergence }).toMatchObject({
           where,
+          verified: event.version - 1,
           version: event.version,
           type: event.type,
           path: leaf.path,

@@ -81,7 +81,9 @@ export function verifyReplay(events: readonly StoredEvent[], adapters: ReplayAda
       // A throw, or events that are not JSON (canonicalJson refuses them): said, never skipped.
       return report(at, adapterError(first, adapter, error));
     }
-    if (outcome.kind === 'diverged') return report(at, divergence(outcome, events, at, adapter));
+    // The events of the batch before the divergent one agree: they count as verified.
+    if (outcome.kind === 'diverged')
+      return report(at + outcome.index, divergence(outcome, events, at, adapter));
     if (outcome.fromRecord) fromRecord += outcome.length;
     at += outcome.length;
   }

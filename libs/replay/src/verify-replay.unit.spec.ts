@@ -73,6 +73,15 @@ describe('verifyReplay: each recorded append decided again and compared', () => 
     });
   });
 
+  it('counts the events of an append before its divergent one as verified', () => {
+    const events = run(2);
+    const edited = events.map((e) => (e.type === 'log' ? { ...e, payload: { n: 9 } } : e));
+    expect(verifyReplay(edited, adapters)).toMatchObject({
+      verified: 2,
+      divergence: { version: 3, type: 'log', path: '/payload/n', recorded: 9, now: 2 },
+    });
+  });
+
   it('reports an event no longer decided (missing) and one decided now that was not (extra)', () => {
     const events = run(2);
     const silent: ReplayAdapter = { producer: 'counter', redecide: () => [{ via: 'tick', events: [] }] };
