@@ -1,7 +1,9 @@
 import { ACTION_TYPES, POLICY_TRIGGER_KINDS, RUN_EVENT_TYPES } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { verifyReplay } from '@flex/replay';
-import { evaluatePolicies } from '@flex/run-model';
+import { evaluatePolicies, evolveRun, initialRunState } from '@flex/run-model';
+import { retryPolicy } from '@flex/executor';
+import { decideReaction } from '../services/executor/src/run/run.decide';
 import { flexReplayAdapters } from '../apps/flex/src/replay/replay-adapters';
 import { loadCorpus, type CorpusRun } from './replay-corpus/corpus';
 
@@ -65,6 +67,56 @@ describe('replay corpus', () => {
       path: '/payload/reason',
       via: 'decideDeadLetterFailure',
       producer: 'planner',
+    });
+  });
+
+  it('a fallback decided while the registry did not answer is re-decided with no registry, as it was', () => {
+    const run = corpus.find((r) => r.file === 'fallback.ndjson') as CorpusRun;
+    const fallback = run.events.findIndex((e) => e.type === 'node_start' && e.version > 20);
+    const history = run.events.slice(0, fallback);
+    const trigger = history.find((e) => e.id === run.events[fallback].metadata.causationId) as StoredEvent;
+    const at = (i: number, type: string, payload: unknown, timestamp: string): StoredEvent => ({
+      ...trigger,
+      id: `replay-spec-${i}`,
+      position: 10_000 + i,
+      version: history.length + 1 + i,
+      type,
+      payload,
+      metadata: {
+        correlationId: trigger.metadata.correlationId,
+        causationId: trigger.id,
+        producer: 'executor',
+      },
+      timestamp,
+    });
+    const message = 'registry snapshot unavailable; no fallback capability this time';
+    const unavailable = at(
+      0,
+      'log',
+      { level: 'warn', message, source: 'executor' },
+      '2026-11-25T09:00:00.000Z',
+    );
+    const now = new Date('2026-11-25T09:00:01.000Z');
+    const state = [...history, unavailable].reduce(evolveRun, initialRunState());
+    const limits = {
+      maxReplans: run.settings.FLEX_MAX_REPLANS,
+      maxHitlRequests: run.settings.FLEX_MAX_HITL_REQUESTS,
+    };
+    const options = { limits, retry: retryPolicy(run.settings.FLEX_NODE_MAX_ATTEMPTS), fallbacks: [] };
+    const decided = decideReaction(state, trigger, now, options).events;
+    expect(decided.map((e) => e.type)).not.toContain('node_start');
+    const record = [
+      ...history,
+      unavailable,
+      ...decided.map((e, i) => at(i + 1, e.type, e.payload, now.toISOString())),
+    ];
+    const adapters = flexReplayAdapters(run.settings);
+    expect(verifyReplay(record, adapters)).toMatchObject({ verified: record.length, fromRecord: 1 });
+    // Without the line, the registry the run's draft recorded is the one asked: the backup is chosen.
+    const withoutLine = record.filter((e) => e !== unavailable).map((e, i) => ({ ...e, version: i + 1 }));
+    expect(verifyReplay(withoutLine, adapters).divergence).toMatchObject({
+      version: fallback + 1,
+      via: 'decideReaction',
     });
   });
 

@@ -43,7 +43,11 @@ function redecide(step: ReplayStep, settings: ExecutorReplaySettings): Redecisio
   if (isRegistryUnavailableLine(step.recorded[0])) return [takenFromRecord(step.recorded.slice(0, 1))];
   if (trigger.type === 'node_start') return onNodeStart(state, trigger, step.recorded, settings);
   const options = { limits: settings.limits, retry: settings.retry, evaluate: settings.evaluate };
-  const fallbacks = registryOf(step.history);
+  // The registry did not answer this trigger (its line is in the record): the handler decided with none.
+  const unanswered = step.history.some(
+    (e) => e.metadata.causationId === trigger.id && isRegistryUnavailableLine(e),
+  );
+  const fallbacks = unanswered ? [] : registryOf(step.history);
   // As the handler: what a decision needing the registry decided before that is appended first (its
   // own append); the registry's view is asked for once nothing else is left to decide.
   const withRegistry = (decide: (f?: readonly CapabilityRegistration[]) => ExecutorDecision) => {
