@@ -22,7 +22,7 @@ export const EXIT = {
   unreachable: 7,
   /** No API token, or the token may not do this (HTTP 401, 403). */
   unauthorized: 8,
-  /** `flex replay --verify` found problems in the run's record. */
+  /** `flex replay --verify` found problems in the run's record, or a divergence when re-deciding it. */
   verifyFailed: 9,
 } as const;
 
