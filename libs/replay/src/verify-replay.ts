@@ -48,7 +48,8 @@ const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
  * component's adapter decides it again on the state before it, its trigger and its clock reading,
  * and what it decides is compared with what was recorded (canonical JSON, modulo ids). A decision
  * that covers only the start of a batch (two appends in one millisecond) verifies that part and the
- * rest is taken as the next append. Stops at the first divergence.
+ * rest is taken as the next append. Stops at the first divergence. `events`: one stream's events,
+ * versions 1, 2, 3… in order (as `parseExportFile` checks an export).
  */
 export function verifyReplay(events: readonly StoredEvent[], adapters: ReplayAdapters): ReplayReport {
   const byId = new Map(events.map((e) => [e.id, e]));
