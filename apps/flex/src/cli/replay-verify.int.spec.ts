@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { EXIT } from './exit-codes';
-import { recordedEvents, redecide } from './replay-verify';
+import { recordedEvents, redecide, redecideRun } from './replay-verify';
 
 /** Online, the events come from the server's `GET runs/:id/export` (NDJSON, a chain head last). */
 describe('flex replay --verify: the run export from the server', () => {
@@ -37,10 +37,15 @@ describe('flex replay --verify: the run export from the server', () => {
     expect(redecide(events)).toMatchObject({ verified: events.length, open: false });
   });
 
-  it('a server without the export endpoint is said plainly', async () => {
+  it('a server without the export endpoint is said plainly: not checked, never passed off as verified', async () => {
     await expect(recordedEvents(ctx(), 'run_elsewhere')).rejects.toMatchObject({
       exitCode: EXIT.error,
       message: expect.stringContaining('this server has no GET runs/run_elsewhere/export'),
     });
+    expect(await redecideRun(ctx(), 'run_elsewhere')).toEqual({
+      checked: false,
+      reason: expect.stringContaining('this server has no GET runs/run_elsewhere/export'),
+    });
+    expect(await redecideRun(ctx(), runId)).toMatchObject({ verified: expect.any(Number), open: false });
   });
 });

@@ -11,18 +11,42 @@ import { EXIT } from './exit-codes';
  * `GET runs/:id/export` (NDJSON, the same format). Bad input is exit 2, naming the line and field.
  */
 export async function recordedEvents(ctx: CliContext | undefined, runId: string | undefined, file?: string) {
-  const text = file ? readExport(file) : await fetchExport(ctx as CliContext, runId as string);
+  if (file) return eventsOf(readExport(file), file, runId);
+  const text = await fetchExport(ctx as CliContext, runId as string);
+  if (text === undefined)
+    throw new CliError(`this server has no GET ${exportPath(runId as string)}`, EXIT.error);
+  return eventsOf(text, exportPath(runId as string), runId);
+}
+
+/** Why a run was not re-decided online: the server cannot hand out its stored events. */
+export interface NotRedecided {
+  checked: false;
+  reason: string;
+}
+
+/** `replay --verify` online: the run re-decided from its export, or why that could not be done. */
+export async function redecideRun(ctx: CliContext, runId: string): Promise<ReplayReport | NotRedecided> {
+  const text = await fetchExport(ctx, runId);
+  if (text === undefined)
+    return {
+      checked: false,
+      reason: `this server has no GET ${exportPath(runId)}; export the run and use --verify --file`,
+    };
+  return redecide(eventsOf(text, exportPath(runId), runId));
+}
+
+function eventsOf(text: string, source: string, runId: string | undefined): StoredEvent[] {
   let events: StoredEvent[];
   try {
     events = parseExportFile(text);
   } catch (error) {
     if (!(error instanceof ExportFileError)) throw error;
-    throw new CliError(`${file ?? `runs/${runId}/export`}: ${error.message}`, EXIT.usage);
+    throw new CliError(`${source}: ${error.message}`, EXIT.usage);
   }
-  if (events.length === 0) throw new CliError(`${file ?? runId}: no events to replay`, EXIT.usage);
+  if (events.length === 0) throw new CliError(`${source}: no events to replay`, EXIT.usage);
   const streamId = events[0].streamId;
   if (runId && streamId !== `run-${runId}`)
-    throw new CliError(`${file}: holds ${streamId}, not run ${runId}`, EXIT.usage);
+    throw new CliError(`${source}: holds ${streamId}, not run ${runId}`, EXIT.usage);
   return events;
 }
 
@@ -42,7 +66,8 @@ export function redecide(events: readonly StoredEvent[], env: NodeJS.ProcessEnv 
 }
 
 /** What `flex replay --verify` says of a re-decision, one line each (stderr). */
-export function describeReport(report: ReplayReport): string[] {
+export function describeReport(report: ReplayReport | NotRedecided): string[] {
+  if ('checked' in report) return [`re-decided: not checked: ${report.reason}`];
   const { divergence: d } = report;
   const open = report.open ? `; the run has not ended: verified up to position ${report.lastPosition}` : '';
   const taken = report.fromRecord ? `, ${report.fromRecord} of them outside facts taken from the record` : '';
@@ -70,18 +95,15 @@ function readExport(file: string): string {
   }
 }
 
-async function fetchExport(ctx: CliContext, runId: string): Promise<string> {
-  const path = `runs/${encodeURIComponent(runId)}/export`;
+const exportPath = (runId: string) => `runs/${encodeURIComponent(runId)}/export`;
+
+/** The run's export; `undefined` from a server without the endpoint (older than verified replay). */
+async function fetchExport(ctx: CliContext, runId: string): Promise<string | undefined> {
   try {
-    return await (await api(ctx, 'GET', path, undefined, 'application/x-ndjson')).text();
+    return await (await api(ctx, 'GET', exportPath(runId), undefined, 'application/x-ndjson')).text();
   } catch (error) {
-    // A server without the export endpoint (older than verified replay): say what is missing.
     if (error instanceof CliError && error.http?.status === 404 && error.http.code !== 'run_not_found')
-      throw new CliError(
-        `this server has no GET ${path}; export the run and use --verify --file`,
-        EXIT.error,
-        error.http,
-      );
+      return undefined;
     throw error;
   }
 }
