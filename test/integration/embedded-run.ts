@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startAgent, type AgentDefinition, type AgentHandle } from '@flex/agent-sdk';
-import { startReferenceAgents } from '@flex/agents-reference';
+import { defineAgent, startAgent, type AgentDefinition, type AgentHandle } from '@flex/agent-sdk';
+import { contentGeneratorAgent, startReferenceAgents } from '@flex/agents-reference';
 import type { StoredEvent } from '@flex/event-store';
 import { loadConfig } from '@flex/runtime';
 import { FlexClient, parseSse, waitFor, type Frame } from '@flex/testing';
@@ -29,6 +29,36 @@ export async function startFlex(
     client: new FlexClient(flex.url, 'exec-client'),
     operator: new FlexClient(flex.url, 'exec-operator'),
   };
+}
+
+/** {@link startFlex} with every reference agent; `stop` stops them and the system. */
+export async function startFlexWithAgents(env: Record<string, string> = {}) {
+  const started = await startFlex(env);
+  const { messaging, prefix } = started.flex.runtime;
+  const agents = await startReferenceAgents({ messaging, prefix });
+  await agents.ready;
+  const stop = async () => {
+    await agents.stop();
+    await started.flex.close();
+  };
+  return { ...started, stop };
+}
+
+/**
+ * A second writer (`capabilityId`, the reference writer's contract) that writes as the reference
+ * writer while `works()`, and otherwise fails with a retryable `backup_down`.
+ */
+export function backupWriter(capabilityId: string, works: () => boolean, onCall = () => {}): AgentDefinition {
+  return defineAgent({
+    registration: { ...contentGeneratorAgent.registration, capabilityId, displayName: 'Backup writer' },
+    handle: async (invocation, ctx) => {
+      onCall();
+      if (!works())
+        throw Object.assign(new Error('backup is down'), { code: 'backup_down', retryable: true });
+      const writer = contentGeneratorAgent.registration.capabilityId;
+      return contentGeneratorAgent.handle({ ...invocation, capabilityId: writer }, ctx);
+    },
+  });
 }
 
 /**

@@ -4,6 +4,7 @@ import type { FlexClient } from '@flex/testing';
 import { waitFor } from '@flex/testing';
 import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import {
+  backupWriter,
   envelopeWithPolicies,
   isTerminal,
   openRun,
@@ -35,19 +36,11 @@ describe('executor: the fallback chain through the API', () => {
         return { copyVariants: 'not an array' };
       },
     });
-    const backup = defineAgent({
-      registration: {
-        ...contentGeneratorAgent.registration,
-        capabilityId: BACKUP,
-        displayName: 'Backup writer',
-      },
-      handle: async (invocation, ctx) => {
-        calls[BACKUP] = (calls[BACKUP] ?? 0) + 1;
-        if (!backupWorks)
-          throw Object.assign(new Error('backup is down'), { code: 'backup_down', retryable: true });
-        return contentGeneratorAgent.handle({ ...invocation, capabilityId: WRITER }, ctx);
-      },
-    });
+    const backup = backupWriter(
+      BACKUP,
+      () => backupWorks,
+      () => (calls[BACKUP] = (calls[BACKUP] ?? 0) + 1),
+    );
     stopAgents = await startTestAgents(flex, [broken, backup]);
   }, 60_000);
 

@@ -1,5 +1,4 @@
 import { START_CHECKPOINT } from '@flex/event-store';
-import { startReferenceAgents, type ReferenceAgents } from '@flex/agents-reference';
 import type { FlexClient } from '@flex/testing';
 import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import {
@@ -7,7 +6,7 @@ import {
   isTerminal,
   openRun,
   runEvents,
-  startFlex,
+  startFlexWithAgents,
   waitForEvent,
 } from './embedded-run';
 
@@ -16,17 +15,14 @@ describe('executor: policies, HITL and pause/resume through the API', () => {
   let flex: EmbeddedFlex;
   let client: FlexClient;
   let operator: FlexClient;
-  let agents: ReferenceAgents;
+  let stop: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    ({ flex, client, operator } = await startFlex());
-    agents = await startReferenceAgents({ messaging: flex.runtime.messaging, prefix: flex.runtime.prefix });
-    await agents.ready;
+    ({ flex, client, operator, stop } = await startFlexWithAgents());
   }, 60_000);
 
   afterAll(async () => {
-    await agents?.stop();
-    await flex?.close();
+    await stop?.();
   });
 
   const review = {

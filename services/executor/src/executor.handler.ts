@@ -33,6 +33,7 @@ import { needsRegistry, wakeOf, type ExecutorDecision } from './run/executor.dec
 import { type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
 import { decideAttempt } from './run/unreachable.decide';
 import { decideWithdrawal, standInOf } from './run/withdrawal.decide';
+import { retryPolicy } from './run/retry.decide';
 import { storableOutcome } from './run/storable-outcome';
 import { decideNodeStart } from './run/node-start.decide';
 import { decideOnEvent, decideReaction, decideTimers } from './run/run.decide';
@@ -50,10 +51,7 @@ export class ExecutorHandler {
   private readonly limits: RunLimits;
 
   constructor(@Inject(RUNTIME) private readonly runtime: ServiceRuntime) {
-    this.retry = {
-      maxAttempts: runtime.config.FLEX_NODE_MAX_ATTEMPTS,
-      backoffMs: (attempt) => Math.min(250 * 2 ** (attempt - 1), 10_000),
-    };
+    this.retry = retryPolicy(runtime.config.FLEX_NODE_MAX_ATTEMPTS);
     this.limits = {
       maxReplans: runtime.config.FLEX_MAX_REPLANS,
       maxHitlRequests: runtime.config.FLEX_MAX_HITL_REQUESTS,

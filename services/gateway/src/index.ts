@@ -10,3 +10,4 @@ export {
   type Role,
 } from './auth/api-tokens';
 export { toFrame, describe as describeEvent } from './runs/event-frame';
+export { gatewayReplayAdapter } from './runs/gateway.replay';

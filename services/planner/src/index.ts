@@ -5,3 +5,4 @@ export { plannerFromConfig, PLANNER_REGISTRY } from './plan/planner-registry';
 export { isPlannerError, type Planner, type PlannerRequest, type ReplanContext } from './plan/planner';
 export { normalizedPlannerInput, plannerInputHash, planHash } from './plan/planner-input';
 export { targetFacets } from './plan/targets';
+export { plannerReplayAdapter, type PlannerReplaySettings } from './plan/planner.replay';

@@ -2,12 +2,7 @@ import { decision } from '@flex/decider';
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { FlexEventContext } from '@flex/bus';
-import {
-  registrySnapshotOf,
-  type EventPayload,
-  type PlannerError,
-  type PlannerOutput,
-} from '@flex/contracts';
+import { type EventPayload, type PlannerError, type PlannerOutput } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import {
   askedPlanRequest,
@@ -30,9 +25,10 @@ import {
 } from '@flex/runtime';
 import { ATTR, inSpan, type Span } from '@flex/tracing';
 import { ruleBasedFallback } from './llm/rule-based-fallback';
-import { decidePlan, type Planned, type PlanOutcome } from './plan/planner.decide';
+import { decidePlan, draftedOver, type Planned, type PlanOutcome } from './plan/planner.decide';
 import type { KnownCapability } from './plan/planner-error.diagnostics';
-import { isPlannerError, type Planner, type PlannerRequest, type ReplanContext } from './plan/planner';
+import { isPlannerError, type Planner, type PlannerRequest } from './plan/planner';
+import { plannerRequest } from './plan/planner-request';
 import { plannerFromConfig } from './plan/planner-registry';
 
 const WORKING_INTERVAL_MS = 5_000;
@@ -112,7 +108,7 @@ export class PlannerHandler {
       { family: 'planDraftDuration', labels: { planner } },
       (clock.now().getTime() - started) / 1000,
     );
-    return { kind: 'planned', result, registry: registrySnapshotOf(active), known: knownOf(snapshot) };
+    return { kind: 'planned', result, ...draftedOver(active), known: knownOf(snapshot) };
   }
 
   private async plan(input: PlannerRequest, request: PlanRequest): Promise<PlannerOutput | PlannerError> {
@@ -145,31 +141,4 @@ function knownOf(snapshot: CapabilitySnapshot): KnownCapability[] {
     status,
     outputContract: registration.outputContract,
   }));
-}
-
-function plannerRequest(
-  state: StartedRun,
-  request: PlanRequest,
-  capabilities: PlannerRequest['capabilities'],
-): PlannerRequest {
-  return {
-    envelope: state.envelope,
-    capabilities,
-    planVersion: state.planVersion + 1,
-    attempt: request.attempt,
-    diagnostics: request.diagnostics ?? (request.reason === 'rejected' ? state.lastDiagnostics : undefined),
-    replan: request.replan && state.plan ? replanContext(state, state.plan, request.replan) : undefined,
-  };
-}
-
-function replanContext(
-  state: StartedRun,
-  previousPlan: NonNullable<StartedRun['plan']>,
-  replan: NonNullable<PlanRequest['replan']>,
-): ReplanContext {
-  const completed: Record<string, Record<string, unknown>> = {};
-  for (const [nodeId, node] of Object.entries(state.nodes)) {
-    if (node.status === 'completed') completed[nodeId] = node.output ?? {};
-  }
-  return { trigger: replan.trigger, previousVersion: replan.previousVersion, previousPlan, completed };
 }

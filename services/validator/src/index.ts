@@ -12,3 +12,4 @@ export {
   type ValidatorState,
 } from './validation/validator.decide';
 export { planDiagnostics, provePlan } from './validation/prove-plan';
+export { validatorReplayAdapter, type ValidatorReplaySettings } from './validation/validator.replay';

@@ -107,9 +107,19 @@ export const COMMANDS: readonly CommandSpec[] = [
   { name: 'hitl reject', args: ['runId'], options: { request, note, payload }, summary: 'reject a request' },
   {
     name: 'replay',
-    args: ['runId'],
-    options: { verify: { type: 'boolean', help: 'fold the events again and check the audit invariants' } },
-    summary: "print a run's recorded events",
+    args: ['runId?'],
+    options: {
+      verify: {
+        type: 'boolean',
+        help: 'check the audit invariants and re-decide every recorded decision (docs/AUDIT.md)',
+      },
+      file: {
+        type: 'string',
+        value: 'export.ndjson',
+        help: 'with --verify: re-decide an exported run offline (no server, no token)',
+      },
+    },
+    summary: "print a run's recorded events; --verify decides them again",
   },
   {
     name: 'export',

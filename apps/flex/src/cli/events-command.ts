@@ -3,6 +3,7 @@ import { api, type CliContext } from './client';
 import { EXIT } from './exit-codes';
 import { followRun } from './follow';
 import type { RecordedFrame } from './run-watch';
+import { describeReport, redecideRun } from './replay-verify';
 import { verifyFrames } from './verify-frames';
 
 export interface EventsOptions {
@@ -29,8 +30,10 @@ export async function eventsCommand(ctx: CliContext, runId: string, options: Eve
 
 /**
  * `flex replay <runId> [--verify] [--json]`: the run's recorded events (never waits on a run that
- * has not ended); --verify folds them again and checks the audit invariants (exit 9 on a problem).
- * `--json`: NDJSON frames, or with --verify one document `{ runId, events, verify }`.
+ * has not ended). --verify folds them again and checks the audit invariants, then re-decides every
+ * recorded decision from the run's export (`GET runs/:id/export`) and compares (exit 9 on a problem
+ * or a divergence; a server without the export says the re-decision was not checked). `--json`: NDJSON frames, or with --verify one document `{ runId, events, verify,
+ * replay }`. Offline, from an export file: see `replayFileCommand`.
  */
 export async function replayCommand(
   ctx: CliContext,
@@ -49,15 +52,18 @@ export async function replayCommand(
   if (!options.verify) return EXIT.ok;
   const detail = (await (await api(ctx, 'GET', `runs/${encodeURIComponent(runId)}`)).json()) as RunDetail;
   const problems = verifyFrames(frames, detail);
+  const replay = await redecideRun(ctx, runId);
+  const ok = !problems.length && !('divergence' in replay && replay.divergence);
   if (options.json)
-    ctx.out(JSON.stringify({ runId, events: frames, verify: { ok: !problems.length, problems } }));
+    ctx.out(JSON.stringify({ runId, events: frames, verify: { ok: !problems.length, problems }, replay }));
   else {
     for (const p of problems) ctx.err(`✗ ${p}`);
     ctx.err(
       problems.length ? `verify: ${problems.length} problem(s)` : `verify: ok (${frames.length} events)`,
     );
+    for (const line of describeReport(replay)) ctx.err(line);
   }
-  return problems.length ? EXIT.verifyFailed : EXIT.ok;
+  return ok ? EXIT.ok : EXIT.verifyFailed;
 }
 
 function eventLine(f: RecordedFrame, json: boolean): string {

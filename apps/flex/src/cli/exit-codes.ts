@@ -22,7 +22,7 @@ export const EXIT = {
   unreachable: 7,
   /** No API token, or the token may not do this (HTTP 401, 403). */
   unauthorized: 8,
-  /** `flex replay --verify`, `flex verify` or `flex verify-export` found problems in the run's record. */
+  /** `flex replay --verify` (a problem in the run's record, or a divergence when re-deciding it), `flex verify` or `flex verify-export` found problems. */
   verifyFailed: 9,
 } as const;
 

@@ -8,6 +8,7 @@ import { parseArgv, UsageError, type ParsedCommand } from './parse-args';
 import { runCommand } from './run-command';
 import { pauseCommand, resumeCommand } from './run-control-command';
 import { runsCommand } from './runs-command';
+import { replayFileCommand } from './replay-verify';
 import { helpFor } from './usage';
 
 /**
@@ -26,6 +27,7 @@ export async function main(argv: string[], context: () => CliContext = cliContex
         json,
         key: process.env.FLEX_CHAIN_SIGNING_KEY,
       });
+    if (parsed.command.name === 'replay' && parsed.flags.file !== undefined) return await offline(parsed);
     return await dispatch(context(), parsed);
   } catch (error) {
     const known = error instanceof CliError;
@@ -38,6 +40,17 @@ export async function main(argv: string[], context: () => CliContext = cliContex
     else process.stderr.write(`flex: ${message}\n`);
     return exitCode;
   }
+}
+
+/** `replay --verify --file`: offline, before any server or token is looked for. */
+function offline({ flags, args, json }: ParsedCommand): Promise<number> {
+  if (flags.verify !== true)
+    throw new UsageError('--file is read by --verify: flex replay --verify --file <f>');
+  const io = {
+    out: (l: string) => process.stdout.write(`${l}\n`),
+    err: (l: string) => process.stderr.write(`${l}\n`),
+  };
+  return replayFileCommand(io, flags.file as string, args.runId, json);
 }
 
 function help(parsed: ParsedCommand): number {
@@ -77,6 +90,7 @@ async function dispatch(ctx: CliContext, { command, args, flags, json }: ParsedC
       return hitlResolveCommand(ctx, decision, runId, options);
     }
     case 'replay':
+      if (!runId) throw new UsageError('replay needs a runId, or --verify --file <export.ndjson>');
       return replayCommand(ctx, runId, { verify: bool('verify'), json });
     case 'export':
       return exportCommand(ctx, runId, { out: str('out'), json });

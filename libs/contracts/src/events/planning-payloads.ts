@@ -4,6 +4,7 @@ import {
   DiagnosticsBundleSchema,
   RejectedDiagnosticsBundleSchema,
 } from '../diagnostics/diagnostics-bundle';
+import { CapabilityRegistrationSchema } from '../capabilities/capability-registration';
 import { TaskEnvelopeSchema } from '../envelope/task-envelope';
 import { NormalizationChangeSchema } from '../normalizer/validation-issue';
 import { PlanGraphSchema, PlanMetadataSchema } from '../plan/plan-graph';
@@ -65,13 +66,16 @@ export const PlanRequestedPayloadSchema = z.strictObject({
 
 /**
  * `plan_drafted` (internal, planner → validator): a draft, its hash and the registry the planner
- * drafted over; `plannerError` when it is a fallback draft.
+ * drafted over; `plannerError` when it is a fallback draft. `registrations`: the registrations
+ * themselves, sorted by id (what `registry` hashes), so a replay re-plans from the run's own record
+ * (absent on drafts recorded before verified replay).
  */
 export const PlanDraftedPayloadSchema = z.strictObject({
   attempt: AttemptSchema,
   plan: PlanGraphSchema,
   planHash: Sha256HexSchema,
   registry: RegistrySnapshotSchema,
+  registrations: z.array(CapabilityRegistrationSchema).max(5_000).optional(),
   plannerError: PlannerErrorSchema.optional(),
 });
 

@@ -5,11 +5,13 @@ export interface RetryPolicy {
   backoffMs: (attempt: number) => number;
 }
 
+/** The executor's retry policy for `FLEX_NODE_MAX_ATTEMPTS`: backoff doubling from 250 ms, at most 10 s. */
+export function retryPolicy(maxAttempts: number): RetryPolicy {
+  return { maxAttempts, backoffMs: (attempt) => Math.min(250 * 2 ** (attempt - 1), 10_000) };
+}
+
 /** What a decider assumes when the adapter gives no retry policy (`FLEX_NODE_MAX_ATTEMPTS`'s default). */
-export const DEFAULT_RETRY: RetryPolicy = {
-  maxAttempts: 3,
-  backoffMs: (attempt) => Math.min(250 * 2 ** (attempt - 1), 10_000),
-};
+export const DEFAULT_RETRY: RetryPolicy = retryPolicy(3);
 
 /**
  * Whether a failed `attempt` of a node is tried again, and after how long. Attempts count per

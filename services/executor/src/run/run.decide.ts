@@ -10,6 +10,7 @@ import {
   isPlanned,
   isTerminal,
   runtimePolicies,
+  type PolicyFiring,
   type PolicyTriggerInput,
   type RunLimits,
   type RunState,
@@ -19,8 +20,13 @@ import { andThen, decision, NO_DECISION } from '@flex/decider';
 import { decideAdvance, type AdvanceDecision, type AdvanceOptions } from './advance.decide';
 import { eventsAndWake } from './executor.decision';
 
+/** How the policies watching a trigger are evaluated (the policy engine's `evaluatePolicies`). */
+export type PolicyEvaluator = (state: StartedRun, trigger: PolicyTriggerInput, now: Date) => PolicyFiring[];
+
 export interface ExecutorDecideOptions extends AdvanceOptions {
   limits: RunLimits;
+  /** The policy engine's evaluation (default `evaluatePolicies`); a replay can put another in its place. */
+  evaluate?: PolicyEvaluator;
 }
 
 /**
@@ -75,7 +81,7 @@ export function decideOnEvent(
     state,
     [...triggers, { kind: 'onMetricBelow' }, { kind: 'onTimeout' }],
     now,
-    options.limits,
+    options,
   );
   return withAdvance(state, policyEvents, now, options);
 }
@@ -94,12 +100,7 @@ export function decideAfterDecision(
   const followUps = decideHitlFollowUps(state, eventId, options.limits, now) as DecidedFlexEvent[];
   const next = foldDecided(state, followUps, now);
   if (next.status === 'none' || isTerminal(next)) return decision(followUps);
-  const policyEvents = decidePolicies(
-    next,
-    [{ kind: 'onMetricBelow' }, { kind: 'onTimeout' }],
-    now,
-    options.limits,
-  );
+  const policyEvents = decidePolicies(next, [{ kind: 'onMetricBelow' }, { kind: 'onTimeout' }], now, options);
   return withAdvance(state, [...followUps, ...policyEvents], now, options);
 }
 
@@ -120,9 +121,14 @@ export function decideAfterHitl(
  * (the adapter holds a delivery with a delayed nak until then). Paused and waiting runs keep
  * their deadline.
  */
-export function decideTimers(state: RunState, now: Date, limits: RunLimits): AdvanceDecision {
+export function decideTimers(
+  state: RunState,
+  now: Date,
+  limits: RunLimits,
+  evaluate?: PolicyEvaluator,
+): AdvanceDecision {
   if (state.status === 'none' || isTerminal(state)) return NO_DECISION;
-  const events = decidePolicies(state, [{ kind: 'onTimeout' }], now, limits);
+  const events = decidePolicies(state, [{ kind: 'onTimeout' }], now, { limits, evaluate });
   if (events.length) return decision(events);
   let wakeInMs: number | undefined;
   for (const policy of runtimePolicies(state)) {
@@ -137,7 +143,7 @@ function decidePolicies(
   state: StartedRun,
   triggers: readonly PolicyTriggerInput[],
   now: Date,
-  limits: RunLimits,
+  { limits, evaluate = evaluatePolicies }: Pick<ExecutorDecideOptions, 'limits' | 'evaluate'>,
 ): DecidedFlexEvent[] {
   const out: DecidedFlexEvent[] = [];
   let current = state;
@@ -164,7 +170,7 @@ function decidePolicies(
   }
   for (const trigger of triggers) {
     if (isTerminal(current)) break;
-    const firings = evaluatePolicies(current, trigger, now);
+    const firings = evaluate(current, trigger, now);
     if (!firings.length) continue;
     const events = decideFirings(current, firings, limits, now);
     out.push(...events);

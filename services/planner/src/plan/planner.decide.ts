@@ -1,6 +1,8 @@
 import {
   PlannerErrorSchema,
+  registrySnapshotOf,
   runEvent,
+  type CapabilityRegistration,
   type PlannerError,
   type PlannerOutput,
   type RegistrySnapshot,
@@ -25,6 +27,8 @@ export interface Planned {
   result: PlannerOutput | PlannerError;
   /** What the planner was given: every active capability (see `registrySnapshotOf`). */
   registry: RegistrySnapshot;
+  /** Those registrations, sorted by id: recorded with a draft, so a replay re-plans from the record. */
+  registrations?: readonly CapabilityRegistration[];
   /** Every capability the registry knows, with its status, for the suggestions of a failure. */
   known?: readonly KnownCapability[];
 }
@@ -49,9 +53,19 @@ export function decidePlan(
   if (!request) return [];
   if (outcome.kind === 'replan_limit')
     return [runEvent('run_failed', { code: outcome.code, reason: outcome.reason })];
-  const { result, registry } = outcome;
+  const { result } = outcome;
   if (isPlannerError(result)) return [noPlan(state, request.attempt, result, outcome)];
-  return [drafted(state, request.attempt, result, registry)];
+  return [drafted(state, request.attempt, result, outcome)];
+}
+
+/** The registry a planner is given, as a draft records it: its snapshot and the registrations by id. */
+export function draftedOver(
+  active: readonly CapabilityRegistration[],
+): Pick<Planned, 'registry' | 'registrations'> {
+  const registrations = [...active].sort((a, b) =>
+    a.capabilityId < b.capabilityId ? -1 : a.capabilityId > b.capabilityId ? 1 : 0,
+  );
+  return { registry: registrySnapshotOf(registrations), registrations };
 }
 
 /**
@@ -79,7 +93,7 @@ function drafted(
   state: StartedRun,
   attempt: number,
   result: PlannerOutput,
-  registry: RegistrySnapshot,
+  { registry, registrations }: Planned,
 ): DecidedFlexEvent {
   const fallbackError = PlannerErrorSchema.safeParse(result.metadata.plannerError);
   // Whatever planner drafted it (an LLM's draft too), the contract binds the plan before the proof.
@@ -89,6 +103,7 @@ function drafted(
     plan,
     planHash: planHash(plan),
     registry,
+    ...(registrations ? { registrations: [...registrations] } : {}),
     ...(fallbackError.success ? { plannerError: fallbackError.data } : {}),
   });
 }
