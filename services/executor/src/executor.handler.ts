@@ -1,7 +1,13 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { FlexEventContext } from '@flex/bus';
-import { runIdFromStreamId, secretRefIds, type CapabilityRegistration, type PlanNode } from '@flex/contracts';
+import {
+  runIdFromStreamId,
+  secretRefIds,
+  type CapabilityRegistration,
+  type EventPayload,
+  type PlanNode,
+} from '@flex/contracts';
 import { payloadOf, type StoredEvent } from '@flex/event-store';
 import { decision, effectsOf, NO_DECISION } from '@flex/decider';
 import {
@@ -31,7 +37,7 @@ import { askedSecretFacets, revealSecretInputs } from './run/secret-inputs';
 import { secretFreeOutcome } from './run/secret-free-outcome';
 import { needsRegistry, wakeOf, type ExecutorDecision } from './run/executor.decision';
 import { type InvokeOutcome, type RetryPolicy } from './run/invoke.decide';
-import { decideAttempt } from './run/unreachable.decide';
+import { decideAttempt, unreachableLine } from './run/unreachable.decide';
 import { decideWithdrawal, standInOf } from './run/withdrawal.decide';
 import { retryPolicy } from './run/retry.decide';
 import { storableOutcome } from './run/storable-outcome';
@@ -146,9 +152,8 @@ export class ExecutorHandler {
         decideAttempt(s, effect.nodeId, effect.attempt, outcome, options),
       );
       if (wakeOf(decided.decision) !== undefined && !outcome.ok) {
-        const budget = options.unreachable.budgetMs;
-        const message = `${effect.capabilityId} is unreachable (${outcome.error.code}); asking again for up to ${budget} ms before counting a failed attempt`;
-        await this.logOnRun(event, 'executor:log:unreachable', message);
+        const line = unreachableLine(effect.capabilityId, outcome.error.code, options.unreachable);
+        await this.logOnRun(event, 'executor:log:unreachable', line);
       }
       decisions.push(decided.decision);
     }
@@ -305,8 +310,9 @@ export class ExecutorHandler {
    * A service line about the run, recorded as its `log` event (once per key, never after the run
    * ended). Best effort: a line that cannot be appended is only in the process log.
    */
-  private async logOnRun(event: StoredEvent, key: string, message: string): Promise<void> {
-    const payload = { level: 'warn' as const, message, source: 'executor' };
+  private async logOnRun(event: StoredEvent, key: string, line: string | EventPayload<'log'>): Promise<void> {
+    const payload =
+      typeof line === 'string' ? { level: 'warn' as const, message: line, source: 'executor' } : line;
     await this.command(event, `${key}:${event.id}`, (s) =>
       decision(s.status === 'none' || isTerminal(s) ? [] : [{ type: 'log', payload }]),
     ).catch((error: unknown) =>

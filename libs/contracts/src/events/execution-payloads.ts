@@ -9,6 +9,7 @@ import { RegistrySnapshotSchema } from '../planner/registry-snapshot';
 import {
   AttemptSchema,
   IdentifierSchema,
+  IsoTimestampSchema,
   LongTextSchema,
   PlanVersionSchema,
   ShortTextSchema,
@@ -60,6 +61,17 @@ export const NodeErrorPayloadSchema = z
      * being repaired (the final output blamed it), so what it hands them will change.
      */
     reopens: z.array(IdentifierSchema).max(500).optional(),
+    /**
+     * Set when the attempt failed because its agent stayed unreachable (`agent_unreachable`): the
+     * budget clock as the executor read it when it gave up, so a replay decides that again.
+     */
+    unreachable: z
+      .strictObject({
+        elapsedMs: z.int().min(0),
+        budgetMs: z.int().min(0),
+        deliveriesLeft: z.int(),
+      })
+      .optional(),
   })
   .refine((p) => p.willRetry || p.retryInMs === undefined, {
     error: 'retryInMs only accompanies willRetry',
@@ -137,6 +149,8 @@ export const HitlWithdrawnPayloadSchema = z.strictObject({
   reason: LongTextSchema,
   /** The capability whose return withdrew it. */
   capabilityId: IdentifierSchema.optional(),
+  /** When the registry last saw that capability (its view the withdrawal was decided on). */
+  seenAt: IsoTimestampSchema.optional(),
 });
 
 /**

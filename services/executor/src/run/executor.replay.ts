@@ -7,6 +7,12 @@ import { needsRegistry, type ExecutorDecision } from './executor.decision';
 import { decideInvocation, type InvokeOutcome, type RetryPolicy } from './invoke.decide';
 import { decideNodeStart } from './node-start.decide';
 import { decideOnEvent, decideReaction, decideTimers, type PolicyEvaluator } from './run.decide';
+import {
+  redecideUnreachableFailure,
+  redecideUnreachableWait,
+  redecideWithdrawal,
+  unreachableWaitOf,
+} from './transient.replay';
 
 /** What the executor decides with that is configuration, not record (FLEX_* settings). */
 export interface ExecutorReplaySettings {
@@ -26,6 +32,8 @@ const ANSWER_TYPES: ReadonlySet<string> = new Set(['node_complete', 'node_error'
  * the reaction (`decideReaction`: policies, HITL follow-ups, moving the run on), the redelivery's
  * `decideOnEvent` and, on the first plan, the deadline timer (`decideTimers`). A node that falls
  * back to another capability is decided over the registry the run's latest plan was drafted over.
+ * An unreachable agent's wait, its give-up and a stand-in request's withdrawal are decided again
+ * on the clock and registry view their events record (transient.replay.ts).
  */
 export function executorReplayAdapter(settings: ExecutorReplaySettings): ReplayAdapter {
   return {
@@ -40,8 +48,14 @@ function redecide(step: ReplayStep, settings: ExecutorReplaySettings): Redecisio
   if (!trigger)
     throw new Error(`the event that caused version ${step.recorded[0].version} is not in the stream`);
   const state = step.history.reduce(evolveRun, initialRunState());
+  if (trigger.type === 'node_start' && unreachableWaitOf(step.recorded[0]))
+    return [
+      redecideUnreachableWait(state, payloadOf(trigger, 'node_start'), step.recorded[0], settings.retry),
+    ];
   if (isRegistryUnavailableLine(step.recorded[0])) return [takenFromRecord(step.recorded.slice(0, 1))];
   if (trigger.type === 'node_start') return onNodeStart(state, trigger, step.recorded, settings);
+  const withdrawal = redecideWithdrawal(state, trigger, step.recorded);
+  if (withdrawal) return [withdrawal];
   const options = { limits: settings.limits, retry: settings.retry, evaluate: settings.evaluate };
   // The registry did not answer this trigger (its line is in the record): the handler decided with none.
   const unanswered = step.history.some(
@@ -78,6 +92,8 @@ function onNodeStart(
   const start = payloadOf(trigger, 'node_start');
   const human = decideNodeStart(state, { start, agentType: 'human' }, settings.limits);
   const candidates: Redecision[] = [{ via: 'decideNodeStart', events: human.events }];
+  const unreachable = redecideUnreachableFailure(state, start, recorded, settings.retry);
+  if (unreachable) return [unreachable, ...candidates];
   const outcome = answerOf(recorded);
   if (outcome)
     candidates.unshift({
@@ -141,7 +157,7 @@ function agentLog(event: StoredEvent): AgentLog[] {
 
 /** The executor's own line when the registry did not answer: an outside fact, taken as recorded. */
 function isRegistryUnavailableLine(event: StoredEvent): boolean {
-  return event.type === 'log' && field(event, 'source') === 'executor';
+  return event.type === 'log' && field(event, 'source') === 'executor' && !unreachableWaitOf(event);
 }
 
 function field(event: StoredEvent, name: string): unknown {

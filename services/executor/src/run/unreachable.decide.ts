@@ -45,11 +45,54 @@ export function decideAttempt(
   const wait = nextUnreachableWait({ elapsedMs, budgetMs, jitter, triesLeft: deliveriesLeft });
   if (wait !== undefined) return eventsAndWake([], wait);
   const failed = unreachableFailure(outcome, options.unreachable);
-  return decision(decideInvocation(state, nodeId, attempt, failed, options.retry));
+  const clock = { elapsedMs, budgetMs, deliveriesLeft };
+  // The clock is an outside fact: recorded on the node_error, so a replay decides the failure again.
+  return decision(
+    decideInvocation(state, nodeId, attempt, failed, options.retry).map((event) =>
+      event.type === 'node_error' && event.payload.error.code === 'agent_unreachable'
+        ? { ...event, payload: { ...event.payload, unreachable: clock } }
+        : event,
+    ),
+  );
+}
+
+/**
+ * The run's `log` line when an attempt starts waiting for an unreachable agent (written once per
+ * `node_start` by the adapter); its `data` holds what the wait was decided on, for a replay.
+ */
+export function unreachableLine(
+  capabilityId: string,
+  code: string,
+  clock: UnreachableClock,
+): { level: 'warn'; message: string; source: 'executor'; data: UnreachableLineData } {
+  const { elapsedMs, budgetMs, deliveriesLeft } = clock;
+  const message = `${capabilityId} is unreachable (${code}); asking again for up to ${budgetMs} ms before counting a failed attempt`;
+  return {
+    level: 'warn',
+    message,
+    source: 'executor',
+    data: { unreachable: { capabilityId, code, elapsedMs, budgetMs, deliveriesLeft } },
+  };
+}
+
+/** What {@link unreachableLine} records of the wait it announces. */
+export interface UnreachableLineData {
+  unreachable: {
+    capabilityId: string;
+    code: string;
+    elapsedMs: number;
+    budgetMs: number;
+    deliveriesLeft: number;
+  };
+}
+
+/** The prefix {@link decideAttempt} puts before the agent's own message once the budget is spent. */
+export function unreachablePrefix(clock: Pick<UnreachableClock, 'elapsedMs' | 'budgetMs'>): string {
+  return `unreachable for ${clock.elapsedMs} ms (budget ${clock.budgetMs} ms): `;
 }
 
 function unreachableFailure(outcome: InvokeOutcome & { ok: false }, clock: UnreachableClock): InvokeOutcome {
-  const message = `unreachable for ${clock.elapsedMs} ms (budget ${clock.budgetMs} ms): ${outcome.error.message}`;
+  const message = `${unreachablePrefix(clock)}${outcome.error.message}`;
   return {
     ok: false,
     durationMs: outcome.durationMs,

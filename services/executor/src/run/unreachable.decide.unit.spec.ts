@@ -56,6 +56,8 @@ describe('decideAttempt: given a running attempt, when its agent could not be re
             retryable: false,
           },
           willRetry: false,
+          // The clock it gave up on: an outside fact, recorded so a replay decides this again.
+          unreachable: { elapsedMs: 30_000, budgetMs: 30_000, deliveriesLeft: 8 },
         },
       },
     ]);

@@ -40,7 +40,7 @@ export function standInOf(
 export function decideWithdrawal(
   state: RunState,
   request: { requestId: string; raisedAt: string },
-  seen: CapabilityView | undefined,
+  seen: Pick<CapabilityView, 'status' | 'activeInstances' | 'lastSeenAt'> | undefined,
   clock: UnreachableClock,
 ): ExecutorDecision {
   const standIn = standInOf(state, request.requestId);
@@ -62,7 +62,12 @@ export function decideWithdrawal(
     return decision([
       {
         type: 'hitl_withdrawn',
-        payload: { requestId: request.requestId, reason, capabilityId: standIn.capabilityId },
+        payload: {
+          requestId: request.requestId,
+          reason,
+          capabilityId: standIn.capabilityId,
+          seenAt: seen.lastSeenAt,
+        },
       },
       nodeStart(node, attempt, state, standIn.capabilityId),
     ]);
