@@ -4,7 +4,7 @@ import {
   EVENT_PAYLOAD_SCHEMAS,
   POLICY_TRIGGER_KINDS,
 } from '@flex/contracts';
-import type { StoredEvent } from '@flex/event-store';
+import { verifyExport, type StoredEvent } from '@flex/event-store';
 import { verifyReplay } from '@flex/replay';
 import { evaluatePolicies, evolveRun, initialRunState } from '@flex/run-model';
 import { retryPolicy } from '@flex/executor';
@@ -35,6 +35,16 @@ describe('replay corpus', () => {
     expect(report.fromRecord).toBe(0);
     expect(report.open).toBe(file === 'open.ndjson');
   });
+
+  it.each(files)(
+    '%s is an export as GET runs/:id/export writes it: its chain verifies (flex verify-export)',
+    (file) => {
+      const run = corpus.find((r) => r.file === file) as CorpusRun;
+      const verdict = verifyExport(run.text);
+      expect(verdict).toMatchObject({ ok: true, events: run.events.length, signature: 'unsigned' });
+      expect(verdict.firstBad).toBeUndefined();
+    },
+  );
 
   it('covers every run event type, every policy trigger and every policy action', () => {
     const events = corpus.flatMap((r) => r.events);
@@ -124,6 +134,44 @@ describe('replay corpus', () => {
     expect(verifyReplay(withoutLine, adapters).divergence).toMatchObject({
       version: fallback + 1,
       via: 'decideReaction',
+    });
+  });
+
+  describe('an unreachable agent: the outside facts its decisions took are in the record', () => {
+    const run = () => corpus.find((r) => r.file === 'unreachable.ndjson') as CorpusRun;
+    const edit = (type: string, change: (payload: any) => void): StoredEvent[] =>
+      run().events.map((e) => {
+        if (e.type !== type) return e;
+        const payload = JSON.parse(JSON.stringify(e.payload));
+        change(payload);
+        return { ...e, payload };
+      });
+    const divergence = (events: StoredEvent[]) =>
+      verifyReplay(events, flexReplayAdapters(run().settings)).divergence;
+
+    it('records the wait, the give-up and the withdrawal', () => {
+      const types = run().events.map((e) => e.type);
+      expect(types).toEqual(expect.arrayContaining(['log', 'node_error', 'hitl_request', 'hitl_withdrawn']));
+      const failed = run().events.find((e) => e.type === 'node_error')?.payload as any;
+      expect(failed).toMatchObject({ error: { code: 'agent_unreachable' }, unreachable: { budgetMs: 1500 } });
+    });
+
+    it('a give-up on a clock still within the budget is not what decideAttempt decides', () => {
+      const early = edit('node_error', (p) => (p.unreachable.elapsedMs = 100));
+      // decideAttempt waits on that clock (appends nothing): the recorded give-up is not decided again.
+      const failed = run().events.find((e) => e.type === 'node_error') as StoredEvent;
+      expect(divergence(early)).toMatchObject({ type: 'node_error', version: failed.version });
+    });
+
+    it('a wait on a clock past the budget is not what decideAttempt decides', () => {
+      const late = edit('log', (p) => p.data?.unreachable && (p.data.unreachable.elapsedMs = 5_000));
+      expect(divergence(late)).toMatchObject({ type: 'log', via: 'decideAttempt (waiting)' });
+    });
+
+    it('a withdrawal on a registry view older than the request is not what decideWithdrawal decides', () => {
+      const stale = edit('hitl_withdrawn', (p) => (p.seenAt = '2020-01-01T00:00:00.000Z'));
+      // Not back since the request: decideWithdrawal looks again later (appends nothing).
+      expect(divergence(stale)).toMatchObject({ type: 'hitl_withdrawn', kind: 'missing' });
     });
   });
 

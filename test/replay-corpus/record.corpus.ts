@@ -1,16 +1,21 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { defineAgent } from '@flex/agent-sdk';
-import { contentGeneratorAgent, startReferenceAgents, type ReferenceAgents } from '@flex/agents-reference';
+import { defineAgent, startAgent, type AgentHandle } from '@flex/agent-sdk';
+import {
+  contentGeneratorAgent,
+  startReferenceAgents,
+  strategyManagerAgent,
+  type ReferenceAgents,
+} from '@flex/agents-reference';
 import type { StoredEvent } from '@flex/event-store';
 import { startOpenAiServer, type FlexClient, type OpenAiServer } from '@flex/testing';
 import { llmAnswer } from '../../services/planner/src/llm/llm-answers.fixture';
 import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { SETTINGS_FILE } from './corpus';
 import {
   backupWriter,
   envelopeWithPolicies,
   openRun,
-  runEvents,
   startFlex,
   startFlexWithAgents,
   startTestAgents,
@@ -19,7 +24,7 @@ import {
 
 /**
  * Records the replay corpus (docs/AUDIT.md, "Verified replay"): each scenario drives a real run
- * through the embedded system's HTTP API and writes the run's stored events, one JSON per line, to
+ * through the embedded system's HTTP API and writes the run's export (`GET runs/:id/export`) to
  * test/replay-corpus/<scenario>.ndjson. Re-record on purpose (a decision changed and the change is
  * meant): `npm run corpus:record`. Not a spec: CI only verifies the files (replay-corpus.unit.spec.ts).
  */
@@ -33,10 +38,16 @@ const hitlOnStart = policy(
 );
 
 /**
- * The run's events, after one line saying what recorded them and the decision settings the system
- * ran with (a replay decides with the same); readers skip lines with a `kind` (as an export's head).
+ * The run's export, exactly as `GET runs/:id/export` writes it (its chain head last, so
+ * `flex verify-export` checks a corpus file as any export), and in settings.json the decision
+ * settings the system ran with (a replay decides with the same).
  */
-async function save(flex: EmbeddedFlex, scenario: string, runId: string): Promise<void> {
+async function save(
+  flex: EmbeddedFlex,
+  operator: FlexClient,
+  scenario: string,
+  runId: string,
+): Promise<void> {
   const { FLEX_MAX_PLAN_ATTEMPTS, FLEX_MAX_REPLANS, FLEX_MAX_HITL_REQUESTS, FLEX_NODE_MAX_ATTEMPTS } =
     flex.runtime.config;
   const settings = {
@@ -45,10 +56,16 @@ async function save(flex: EmbeddedFlex, scenario: string, runId: string): Promis
     FLEX_MAX_HITL_REQUESTS,
     FLEX_NODE_MAX_ATTEMPTS,
   };
-  const header = { kind: 'corpus', scenario, settings, recordedWith: 'npm run corpus:record' };
-  const events = await runEvents(flex, runId);
-  const lines = [header, ...events].map((e) => JSON.stringify(e));
-  writeFileSync(join(DIR, `${scenario}.ndjson`), lines.join('\n') + '\n');
+  const res = await fetch(`${operator.baseUrl}/api/v1/flex/runs/${runId}/export`, {
+    headers: operator.headers({ Accept: 'application/x-ndjson' }),
+  });
+  if (res.status !== 200) throw new Error(`GET runs/${runId}/export ${res.status}: ${await res.text()}`);
+  writeFileSync(join(DIR, `${scenario}.ndjson`), await res.text());
+  const all = existsSync(SETTINGS_FILE) ? JSON.parse(readFileSync(SETTINGS_FILE, 'utf8')) : {};
+  const sorted = Object.fromEntries(
+    Object.entries({ ...all, [`${scenario}.ndjson`]: settings }).sort(([a], [b]) => a.localeCompare(b)),
+  );
+  writeFileSync(SETTINGS_FILE, JSON.stringify(sorted, null, 2) + '\n');
 }
 
 function resolve(
@@ -75,7 +92,7 @@ type Act = (runId: string) => Promise<unknown>;
 
 /** Start a run, act on it (an operator's part), wait until `until` is recorded, save the run. */
 async function recordRun(
-  { flex, client }: { flex: EmbeddedFlex; client: FlexClient },
+  { flex, client, operator }: { flex: EmbeddedFlex; client: FlexClient; operator: FlexClient },
   scenario: string,
   envelope: unknown,
   act?: Act,
@@ -84,7 +101,7 @@ async function recordRun(
   const { runId } = await openRun(client, envelope);
   await act?.(runId);
   await waitForEvent(flex, runId, until, 30_000);
-  await save(flex, scenario, runId);
+  await save(flex, operator, scenario, runId);
   return runId;
 }
 
@@ -104,7 +121,7 @@ describe('replay corpus: record runs of every path (reference agents)', () => {
   const hitlRequest = (runId: string) =>
     waitForEvent(flex, runId, (e) => e.type === 'hitl_request', 30_000).then(() => runId);
   const record = (scenario: string, policies: unknown[], act?: Act, until = ended) =>
-    recordRun({ flex, client }, scenario, envelopeWithPolicies(policies), act, until);
+    recordRun({ flex, client, operator }, scenario, envelopeWithPolicies(policies), act, until);
   const trigger = (runId: string, action: string) =>
     operator.json('POST', `/api/v1/flex/runs/${runId}/${action}`, {});
 
@@ -121,7 +138,7 @@ describe('replay corpus: record runs of every path (reference agents)', () => {
     );
     const envelope = envelopeWithPolicies([structured, noTokens]);
     envelope.policies = { ...envelope.policies, planner: { topology: { maxDepth: 3 } } };
-    await recordRun({ flex, client }, 'complete', envelope);
+    await recordRun({ flex, client, operator }, 'complete', envelope);
   }, 60_000);
 
   it('hitl-approve: onStart hitl, approved, completes', async () => {
@@ -218,12 +235,12 @@ describe('replay corpus: record failures and fallbacks (agents defined here)', (
       { kind: 'onValidationFail', selector: { capabilityId: WRITER } },
       { type: 'emit', event: 'writer_output_invalid' },
     );
-    await recordRun({ flex, client }, 'fallback', envelopeWithPolicies([invalid]));
+    await recordRun({ flex, client, operator }, 'fallback', envelopeWithPolicies([invalid]));
   }, 60_000);
 
   it('node-failure: writer and backup both fail, the operator asked for the node output rejects, the run fails', async () => {
     backupWorks = false;
-    await recordRun({ flex, client }, 'node-failure', envelopeWithPolicies([]), async (runId) => {
+    await recordRun({ flex, client, operator }, 'node-failure', envelopeWithPolicies([]), async (runId) => {
       const asked = (e: StoredEvent) => e.type === 'hitl_request';
       const request = await waitForEvent(flex, runId, asked, 30_000);
       await resolve(operator, runId, (request.payload as { requestId: string }).requestId, 'reject');
@@ -235,12 +252,13 @@ describe('replay corpus: record an LLM planner run (a local OpenAI-compatible se
   let llm: OpenAiServer;
   let flex: EmbeddedFlex;
   let client: FlexClient;
+  let operator: FlexClient;
   let agents: ReferenceAgents;
 
   beforeAll(async () => {
     llm = await startOpenAiServer();
     llm.setFallback(() => ({ kind: 'json', content: llmAnswer() }));
-    ({ flex, client } = await startFlex({
+    ({ flex, client, operator } = await startFlex({
       FLEX_MAX_PLAN_ATTEMPTS: '2',
       FLEX_PLANNER: 'llm',
       FLEX_LLM_BASE_URL: llm.baseUrl,
@@ -258,6 +276,48 @@ describe('replay corpus: record an LLM planner run (a local OpenAI-compatible se
   it('llm-fallback: two LLM drafts refused (taken from the record), the rule-based fallback drafts, completes', async () => {
     const envelope = envelopeWithPolicies([]);
     envelope.policies = { planner: { topology: { requiredKinds: ['validation'] } } };
-    await recordRun({ flex, client }, 'llm-fallback', envelope);
+    await recordRun({ flex, client, operator }, 'llm-fallback', envelope);
+  }, 90_000);
+});
+
+const on = (flex: EmbeddedFlex) => ({ messaging: flex.runtime.messaging, prefix: flex.runtime.prefix });
+
+describe('replay corpus: record an agent unreachable past its budget (agents defined here)', () => {
+  let flex: EmbeddedFlex;
+  let client: FlexClient;
+  let operator: FlexClient;
+  let strategy: AgentHandle | undefined;
+  let writer: AgentHandle | undefined;
+  const startWriter = async () => {
+    writer = await startAgent(contentGeneratorAgent, on(flex));
+    await writer.ready;
+  };
+
+  beforeAll(async () => {
+    ({ flex, client, operator } = await startFlex({ FLEX_UNREACHABLE_BUDGET_MS: '1500' }));
+    // The strategist stops the writer before it answers: the writer's node starts with nobody serving it.
+    const stopsTheWriter = defineAgent({
+      registration: strategyManagerAgent.registration,
+      handle: async (invocation, ctx) => {
+        await writer?.stop();
+        writer = undefined;
+        return strategyManagerAgent.handle(invocation, ctx);
+      },
+    });
+    strategy = await startAgent(stopsTheWriter, on(flex));
+    await strategy.ready;
+    await startWriter();
+  }, 60_000);
+  afterAll(async () => {
+    await writer?.stop();
+    await strategy?.stop();
+    await flex?.close();
+  });
+
+  it('unreachable: the writer gone past a 1.5 s budget fails its attempt, the human asked instead; the writer is back, the request withdrawn, completes', async () => {
+    await recordRun({ flex, client, operator }, 'unreachable', envelopeWithPolicies([]), async (runId) => {
+      await waitForEvent(flex, runId, (e) => e.type === 'hitl_request', 30_000);
+      await startWriter();
+    });
   }, 90_000);
 });

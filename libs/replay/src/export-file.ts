@@ -1,5 +1,5 @@
 import { upcastPayload } from '@flex/contracts';
-import type { StoredEvent } from '@flex/event-store';
+import { ExportFormatError, parseExport, type StoredEvent } from '@flex/event-store';
 
 /** A line of an export that is not a stored event of the one stream it should hold. */
 export class ExportFileError extends Error {
@@ -25,27 +25,31 @@ const FIELDS: ReadonlyArray<[keyof StoredEvent, (v: unknown) => boolean, string]
 ];
 
 /**
- * The stored events of a run export (`GET runs/:id/export`, `flex export`): NDJSON, one StoredEvent
- * per line. Lines that are not events (a chain-head record has `"kind"`) and blank lines are
- * skipped. The events must be one stream, versions 1, 2, 3… in order: a replay re-decides the whole
- * history. Payloads are upcast to today's shape, as the store reads them. Throws
- * {@link ExportFileError} naming the line and the field.
+ * The stored events of a run export (`GET runs/:id/export`, `flex export`), read by the one reader
+ * of that format (event-store's `parseExport`: one ChainedEvent per line, a last line
+ * `{"head": …}`). The events must be one stream, versions 1, 2, 3… in order (a replay re-decides
+ * the whole history), and the head must be that stream's. Payloads are upcast to today's shape, as
+ * the store reads them. Throws {@link ExportFileError} naming the line and the field.
  */
 export function parseExportFile(text: string): StoredEvent[] {
-  const events: StoredEvent[] = [];
-  for (const [index, raw] of text.split('\n').entries()) {
-    const line = index + 1;
-    if (raw.trim() === '') continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      throw new ExportFileError(line, '', `not JSON (${(error as Error).message})`);
-    }
-    if (!isObject(value)) throw new ExportFileError(line, '', 'not a JSON object');
-    if ('kind' in value) continue;
-    events.push(storedEvent(value, line, events[events.length - 1]));
+  let exported: ReturnType<typeof parseExport>;
+  try {
+    exported = parseExport(text);
+  } catch (error) {
+    if (!(error instanceof ExportFormatError)) throw error;
+    throw new ExportFileError(error.line, '', error.message.replace(/^line \d+: /, ''));
   }
+  const events: StoredEvent[] = [];
+  for (const [index, value] of exported.events.entries())
+    events.push(storedEvent(value as unknown as Record<string, unknown>, index + 1, events.at(-1)));
+  const { head } = exported;
+  const last = events.at(-1);
+  if (last && head.streamId !== last.streamId)
+    throw new ExportFileError(
+      events.length + 1,
+      '/head/streamId',
+      `${head.streamId} is not ${last.streamId}`,
+    );
   return events;
 }
 
@@ -68,7 +72,17 @@ function storedEvent(value: Record<string, unknown>, line: number, previous?: St
       '/version',
       `expected ${version} (events of one stream, in order, from 1), got ${event.version}`,
     );
-  return { ...event, payload: upcastPayload(event.type, event.payload) };
+  const { position, id, streamId, type, metadata, timestamp } = event;
+  return {
+    position,
+    id,
+    streamId,
+    version,
+    type,
+    payload: upcastPayload(type, event.payload),
+    metadata,
+    timestamp,
+  };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
