@@ -32,8 +32,10 @@ export async function eventsCommand(ctx: CliContext, runId: string, options: Eve
  * `flex replay <runId> [--verify] [--json]`: the run's recorded events (never waits on a run that
  * has not ended). --verify folds them again and checks the audit invariants, then re-decides every
  * recorded decision from the run's export (`GET runs/:id/export`) and compares (exit 9 on a problem
- * or a divergence; a server without the export says the re-decision was not checked). `--json`: NDJSON frames, or with --verify one document `{ runId, events, verify,
- * replay }`. Offline, from an export file: see `replayFileCommand`.
+ * or a divergence; a server without the export says the re-decision was not checked; a token the
+ * export refuses, a client's, says so and exits 8 once the invariants are checked). `--json`: NDJSON
+ * frames, or with --verify one document `{ runId, events, verify, replay }`. Offline, from an
+ * export file: see `replayFileCommand`.
  */
 export async function replayCommand(
   ctx: CliContext,
@@ -63,7 +65,8 @@ export async function replayCommand(
     );
     for (const line of describeReport(replay)) ctx.err(line);
   }
-  return ok ? EXIT.ok : EXIT.verifyFailed;
+  if (!ok) return EXIT.verifyFailed;
+  return 'checked' in replay && replay.code === 'forbidden' ? EXIT.unauthorized : EXIT.ok;
 }
 
 function eventLine(f: RecordedFrame, json: boolean): string {

@@ -8,7 +8,7 @@ import { recordedEvents, redecide, redecideRun } from './replay-verify';
 /** Online, the events come from the server's `GET runs/:id/export` (NDJSON, a chain head last). */
 describe('flex replay --verify: the run export from the server', () => {
   const text = readFileSync(join(__dirname, '../../../../test/replay-corpus/pause-resume.ndjson'), 'utf8');
-  const runId = (JSON.parse(text.split('\n')[1]) as { streamId: string }).streamId.replace(/^run-/, '');
+  const runId = (JSON.parse(text.split('\n')[0]) as { streamId: string }).streamId.replace(/^run-/, '');
   let server: Server;
   let baseUrl: string;
   const seen: string[] = [];
@@ -18,7 +18,12 @@ describe('flex replay --verify: the run export from the server', () => {
       seen.push(`${req.method} ${req.url} ${req.headers.accept} ${req.headers.authorization}`);
       if (req.url === `/api/v1/flex/runs/${runId}/export`) {
         res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
-        res.end(`${text}{"kind":"head","hash":"00"}\n`);
+        res.end(text);
+        return;
+      }
+      if (req.url === '/api/v1/flex/runs/run_theirs/export') {
+        res.writeHead(403, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 'forbidden', message: 'requires role operator' } }));
         return;
       }
       res.writeHead(404, { 'Content-Type': 'application/json' });
@@ -44,8 +49,17 @@ describe('flex replay --verify: the run export from the server', () => {
     });
     expect(await redecideRun(ctx(), 'run_elsewhere')).toEqual({
       checked: false,
+      code: 'no_export',
       reason: expect.stringContaining('this server has no GET runs/run_elsewhere/export'),
     });
     expect(await redecideRun(ctx(), runId)).toMatchObject({ verified: expect.any(Number), open: false });
+  });
+
+  it('a token the export refuses (a client) is said plainly: not checked, for operator and admin tokens', async () => {
+    expect(await redecideRun(ctx(), 'run_theirs')).toEqual({
+      checked: false,
+      code: 'forbidden',
+      reason: expect.stringContaining('GET runs/run_theirs/export is for operator and admin tokens'),
+    });
   });
 });

@@ -18,18 +18,31 @@ export async function recordedEvents(ctx: CliContext | undefined, runId: string 
   return eventsOf(text, exportPath(runId as string), runId);
 }
 
-/** Why a run was not re-decided online: the server cannot hand out its stored events. */
+/**
+ * Why a run was not re-decided online: the server cannot hand out its stored events (`no_export`:
+ * older than verified replay), or not to this token (`forbidden`: the export is for operators and
+ * admins; a client's `--verify` then exits 8 once the invariants are checked).
+ */
 export interface NotRedecided {
   checked: false;
+  code: 'no_export' | 'forbidden';
   reason: string;
 }
 
 /** `replay --verify` online: the run re-decided from its export, or why that could not be done. */
 export async function redecideRun(ctx: CliContext, runId: string): Promise<ReplayReport | NotRedecided> {
-  const text = await fetchExport(ctx, runId);
+  let text: string | undefined;
+  try {
+    text = await fetchExport(ctx, runId);
+  } catch (error) {
+    if (!(error instanceof CliError) || error.http?.status !== 403) throw error;
+    const reason = `GET ${exportPath(runId)} is for operator and admin tokens (this one is refused: ${error.http.message ?? 'forbidden'}); re-decide with an operator token, or from an export (flex export, then replay --verify --file)`;
+    return { checked: false, code: 'forbidden', reason };
+  }
   if (text === undefined)
     return {
       checked: false,
+      code: 'no_export',
       reason: `this server has no GET ${exportPath(runId)}; export the run and use --verify --file`,
     };
   return redecide(eventsOf(text, exportPath(runId), runId));

@@ -9,7 +9,7 @@ describe('flex replay --verify --file <export.ndjson>', () => {
   const corpus = join(__dirname, '../../../../test/replay-corpus/hitl-approve.ndjson');
   const dir = mkdtempSync(join(tmpdir(), 'flex-replay-'));
   const lines = readFileSync(corpus, 'utf8').trim().split('\n');
-  const runId = (JSON.parse(lines[1]) as { streamId: string }).streamId.replace(/^run-/, '');
+  const runId = (JSON.parse(lines[0]) as { streamId: string }).streamId.replace(/^run-/, '');
 
   async function flex(...argv: string[]) {
     const out: string[] = [];
@@ -77,7 +77,12 @@ describe('flex replay --verify --file <export.ndjson>', () => {
     const gap = file('gap.ndjson', (events) => events.splice(3, 1));
     expect(await flex('replay', '--verify', '--file', gap)).toMatchObject({
       code: EXIT.usage,
-      stderr: expect.stringMatching(/line 4 \/version: expected 3/),
+      stderr: expect.stringMatching(/line 4 \/version: expected 4/),
+    });
+    const headless = file('headless.ndjson', (events) => events.pop());
+    expect(await flex('replay', '--verify', '--file', headless)).toMatchObject({
+      code: EXIT.usage,
+      stderr: expect.stringContaining('the last line must be {"head": …}'),
     });
     expect(await flex('replay', 'run_other', '--verify', '--file', corpus)).toMatchObject({
       code: EXIT.usage,
