@@ -19,6 +19,7 @@ const SECTIONS = [
   require('./sections/store'),
   require('./sections/proof'),
   require('./sections/planner'),
+  require('./sections/telemetry'),
 ];
 
 function parseArgs(argv) {

@@ -48,7 +48,7 @@ describe('npm run bench', () => {
 
   it('refuses a section it does not have, naming the ones it has', async () => {
     await expect(run(process.execPath, ['bench/run.js', 'nope'], { cwd: ROOT })).rejects.toMatchObject({
-      stderr: expect.stringContaining('sections: compare, sse, growth, store, proof, planner'),
+      stderr: expect.stringContaining('sections: compare, sse, growth, store, proof, planner, telemetry'),
     });
   });
 });

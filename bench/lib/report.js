@@ -238,6 +238,24 @@ function proofRows(results) {
   return rows;
 }
 
+function telemetryRows(results) {
+  const s = results.sections.telemetry;
+  if (!s || s.error) return [];
+  return s.ratios.map((r) => {
+    const off = s.rows.find((x) => x.mode === 'off' && x.concurrency === r.concurrency);
+    const on = s.rows.find((x) => x.mode === 'on' && x.concurrency === r.concurrency);
+    return {
+      section: 'telemetry',
+      measurement: `Tracing on / off, embedded, sample envelope, ${r.concurrency} at once`,
+      result: `${f(r.runsPerSec, 2)}× runs/s`,
+      detail:
+        `off ${f(off.runsPerSec)} runs/s p50 ${f(off.p50Ms, 0)} ms, on ${f(on.runsPerSec)} runs/s p50 ${f(on.p50Ms, 0)} ms ` +
+        `(~${f(on.spansPerRun, 0)} spans/run exported); medians of ${off.reps} interleaved reps` +
+        (off.errors + on.errors ? `; ${off.errors + on.errors} runs failed` : ''),
+    };
+  });
+}
+
 /** The one table: every figure, then the bar. */
 function tableRows(results) {
   const rows = [
@@ -246,6 +264,7 @@ function tableRows(results) {
     ...growthRows(results),
     ...storeRows(results),
     ...proofRows(results),
+    ...telemetryRows(results),
   ];
   for (const [name, section] of Object.entries(results.sections))
     if (section?.error)

@@ -2,7 +2,8 @@
 // Flex embedded (startEmbedded from apps/flex/dist) in its own process, driven by the bench over
 // IPC. BENCH_STORE: `disk` (PGlite on disk, as `npm start`), `memory`, or `postgres`
 // (FLEX_DATABASE_URL). BENCH_AGENTS: `reference` (the reference agents, as `npm start`), `echo`
-// (the bench's five echo agents, in-process on the runtime's messaging) or `none`.
+// (the bench's five echo agents, in-process on the runtime's messaging) or `none`. BENCH_OTEL_ENDPOINT:
+// export every span over OTLP/HTTP to that receiver (tracing is off without it).
 require('reflect-metadata');
 const { rmSync } = require('node:fs');
 const { join } = require('node:path');
@@ -22,6 +23,9 @@ async function start() {
   dir = process.env.BENCH_DATA_DIR ?? tempDir('embedded');
   const env = flexEnv({ PORT: '0', FLEX_DATA_DIR: dir });
   if (store === 'postgres') env.FLEX_DATABASE_URL = process.env.BENCH_DATABASE_URL;
+  // Tracing on, every span exported (the telemetry section); metrics' OTLP export stays off.
+  if (process.env.BENCH_OTEL_ENDPOINT)
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT = `${process.env.BENCH_OTEL_ENDPOINT}/v1/traces`;
   flex = await startEmbedded({
     config: loadConfig(env),
     dataDir: store === 'memory' ? null : undefined,

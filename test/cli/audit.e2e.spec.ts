@@ -201,10 +201,19 @@ describe('flex export / verify / verify-export against a tampered Postgres', () 
     expect(refused.stderr).toContain('its head signature is invalid');
   }, 90_000);
 
-  it('is for operators: a client is refused (exit 8), a bad query names its parameter', async () => {
+  it("a client verifies and exports its own runs, not another's (404, exit 1); a bad query names its parameter", async () => {
     const { runId } = await completedRun();
     const asClient = await flexCli(env('audit-client'), 'verify', runId);
-    expect(asClient.code).toBe(8);
+    expect(asClient.code).toBe(1);
+    const client = new FlexClient(flex.url, 'audit-client');
+    expect((await client.json('GET', `/api/v1/flex/runs/${runId}/export`)).status).toBe(404);
+    const own = await client.runStream(envelopeWithPolicies([]));
+    expect(own.frames[own.frames.length - 1]?.type).toBe('complete');
+    const ownVerify = await flexCli(env('audit-client'), 'verify', own.runId!);
+    expect({ code: ownVerify.code, stderr: ownVerify.stderr }).toEqual({
+      code: 0,
+      stderr: expect.any(String),
+    });
     const operator = new FlexClient(flex.url, 'audit-operator');
     const bad = await operator.json('GET', `/api/v1/flex/runs/${runId}/verify?version=3`);
     expect(bad).toMatchObject({

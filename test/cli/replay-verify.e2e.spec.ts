@@ -56,19 +56,24 @@ describe('flex replay --verify (subprocess, embedded Flex over HTTP)', () => {
     expect(await h.status(runId)).toBe('awaiting_hitl');
   }, 90_000);
 
-  it('a client token: its run is checked, the re-decision is refused plainly (the export is for operators), exit 8', async () => {
+  it("a client token: its own run is checked and re-decided (exit 0); another's run is not found (exit 1)", async () => {
     const client = h.env('cli-client');
     const run = await flexCli(client, 'run', 'examples/envelope.json');
     expect(run.code).toBe(0);
     const runId = runIdOf(run.stderr);
     const replay = await flexCli(client, 'replay', runId, '--verify');
     expect(replay.stderr).toMatch(/^verify: ok/m);
-    expect(replay.stderr).toMatch(
-      new RegExp(`^re-decided: not checked: GET runs/${runId}/export is for operator and admin tokens`, 'm'),
-    );
-    expect(replay.code).toBe(8);
+    expect(replay.stderr).toMatch(/^re-decided: ok/m);
+    expect(replay.code).toBe(0);
     const json = await flexCli(client, 'replay', runId, '--verify', '--json');
-    expect(json.code).toBe(8);
-    expect(JSON.parse(json.stdout).replay).toMatchObject({ checked: false, code: 'forbidden' });
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout).replay;
+    expect(report).toMatchObject({ open: false, fromRecord: 0 });
+    expect(report.events).toBeGreaterThan(0);
+    expect(report.verified).toBe(report.events);
+    const operatorRun = await flexCli(h.env('cli-operator'), 'run', 'examples/envelope.json');
+    expect(operatorRun.code).toBe(0);
+    const hidden = await flexCli(client, 'replay', runIdOf(operatorRun.stderr), '--verify');
+    expect(hidden.code).toBe(1);
   }, 90_000);
 });

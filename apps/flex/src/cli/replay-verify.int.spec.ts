@@ -55,11 +55,11 @@ describe('flex replay --verify: the run export from the server', () => {
     expect(await redecideRun(ctx(), runId)).toMatchObject({ verified: expect.any(Number), open: false });
   });
 
-  it('a token the export refuses (a client) is said plainly: not checked, for operator and admin tokens', async () => {
+  it('a token the export refuses is said plainly: not checked, refused', async () => {
     expect(await redecideRun(ctx(), 'run_theirs')).toEqual({
       checked: false,
       code: 'forbidden',
-      reason: expect.stringContaining('GET runs/run_theirs/export is for operator and admin tokens'),
+      reason: expect.stringContaining('GET runs/run_theirs/export refused this token'),
     });
   });
 });

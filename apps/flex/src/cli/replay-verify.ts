@@ -20,8 +20,8 @@ export async function recordedEvents(ctx: CliContext | undefined, runId: string 
 
 /**
  * Why a run was not re-decided online: the server cannot hand out its stored events (`no_export`:
- * older than verified replay), or not to this token (`forbidden`: the export is for operators and
- * admins; a client's `--verify` then exits 8 once the invariants are checked).
+ * older than verified replay), or not to this token (`forbidden`: a client exports only the runs it
+ * started, an agent token none; `--verify` then exits 8 once the invariants are checked).
  */
 export interface NotRedecided {
   checked: false;
@@ -36,7 +36,7 @@ export async function redecideRun(ctx: CliContext, runId: string): Promise<Repla
     text = await fetchExport(ctx, runId);
   } catch (error) {
     if (!(error instanceof CliError) || error.http?.status !== 403) throw error;
-    const reason = `GET ${exportPath(runId)} is for operator and admin tokens (this one is refused: ${error.http.message ?? 'forbidden'}); re-decide with an operator token, or from an export (flex export, then replay --verify --file)`;
+    const reason = `GET ${exportPath(runId)} refused this token (${error.http.message ?? 'forbidden'}); re-decide with the run's owner or an operator token, or from an export (flex export, then replay --verify --file)`;
     return { checked: false, code: 'forbidden', reason };
   }
   if (text === undefined)
