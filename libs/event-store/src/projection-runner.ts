@@ -15,6 +15,11 @@ export interface ProjectionRunnerOptions {
   /** Poll interval of start(). Default 1000. */
   pollMs?: number;
   logger?: StoreLogger;
+  /**
+   * A seam for fault injection: called in each batch's transaction once its writes are made and
+   * before its checkpoint is saved (the chaos suite kills the process here). Absent in production.
+   */
+  beforeCheckpoint?: (projection: string, events: number) => Promise<void> | void;
 }
 
 /**
@@ -29,6 +34,7 @@ export class ProjectionRunner {
   readonly #batchSize: number;
   readonly #logger: StoreLogger;
   readonly #poller: Poller;
+  readonly #beforeCheckpoint?: ProjectionRunnerOptions['beforeCheckpoint'];
   /** One run at a time per instance: catchUp, rebuild and the poll loop queue here. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -43,6 +49,7 @@ export class ProjectionRunner {
     this.#projections = byName(projections);
     this.#batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
     this.#logger = options.logger ?? store.logger;
+    this.#beforeCheckpoint = options.beforeCheckpoint;
     this.#poller = new Poller(
       async () => (await this.catchUp(), false),
       positiveInteger('pollMs', options.pollMs ?? 1000),
@@ -145,6 +152,7 @@ export class ProjectionRunner {
       const batch = await readAllEvents(trx, from, this.#batchSize);
       if (batch.events.length === 0) return 0;
       await this.#applyAll(trx, projection, batch.events);
+      await this.#beforeCheckpoint?.(projection.name, batch.events.length);
       await saveCheckpoint(trx, projection.name, batch.checkpoint);
       return batch.events.length;
     });
