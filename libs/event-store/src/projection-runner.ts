@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { loadCheckpoint, lockCheckpoint, saveCheckpoint } from './checkpoints';
+import { ensureCheckpoint, loadCheckpoint, lockCheckpoint, saveCheckpoint } from './checkpoints';
 import { InvalidArgumentError, ProjectionFailedError } from './errors';
 import type { EventStore } from './event-store';
 import type { EventStoreDatabase } from './event-store.table';
@@ -35,6 +35,8 @@ export class ProjectionRunner {
   readonly #logger: StoreLogger;
   readonly #poller: Poller;
   readonly #beforeCheckpoint?: ProjectionRunnerOptions['beforeCheckpoint'];
+  /** Whether this instance has made sure every projection has a checkpoint row. */
+  #registered = false;
   /** One run at a time per instance: catchUp, rebuild and the poll loop queue here. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -60,6 +62,7 @@ export class ProjectionRunner {
   /** Processes every projection until it is caught up. Returns how many events were processed, summed over projections. */
   catchUp(): Promise<number> {
     return this.#exclusive(async () => {
+      await this.#register();
       let total = 0;
       const failures: unknown[] = [];
       for (const projection of this.#projections.values()) {
@@ -141,6 +144,17 @@ export class ProjectionRunner {
 
   stop(): Promise<void> {
     return this.#poller.stop();
+  }
+
+  /**
+   * A projection's checkpoint row exists from its first poll, not its first batch: the lag gauge
+   * reads the checkpoints, and a projection whose first events wait behind a long transaction is
+   * lagging too.
+   */
+  async #register(): Promise<void> {
+    if (this.#registered) return;
+    for (const name of this.#projections.keys()) await ensureCheckpoint(this.#db, name);
+    this.#registered = true;
   }
 
   async #batch(projection: Projection): Promise<number> {
