@@ -82,7 +82,7 @@ describe(`chaos: a transaction held open ${HOLD_MS} ms commits out of order`, ()
         report('transaction held open, committed out of order', {
           heldMs,
           lateEvents: late.length,
-          latePosition: late[0].position,
+          latePositions: [late[0].position, late[5].position],
           committedAfterIt: appended.length * 3,
           appliedDuringHold: countedDuring,
           publishedDuringHold: publishedDuring,
@@ -95,6 +95,7 @@ describe(`chaos: a transaction held open ${HOLD_MS} ms commits out of order`, ()
           durationMs: Date.now() - started,
         });
         expect(late[0].position).toBeLessThan(Math.min(...appended.map((r) => r.events[0].position)));
+        expect(late[5].position).toBeGreaterThan(Math.max(...appended.map((r) => r.events[2].position)));
         expect(countedDuring).toBe(0);
         expect(duringHold.events).toBeGreaterThan(0);
         expect(after).toEqual({ events: 0, seconds: 0 });
@@ -190,28 +191,30 @@ async function holdKey(holderDb: FlexDatabase): Promise<KeyHolder> {
 }
 
 /**
- * Two runs appended in one transaction (appendBatch) through a real EventStore: the first run's
- * events take their positions, the second run's append waits on the held key. Resolves once the
- * transaction waits, with the promise of its events (they commit when the key is released): in an
- * object, since an async function returning a promise would wait for it.
+ * Two runs appended in one transaction (appendBatch) through a real EventStore. The first run's
+ * append takes its positions, then waits on the held key; the second one's runs once the key is
+ * released, after the others committed: late events with lower positions, and late events with a
+ * lower transaction id but higher positions (a caught-up checkpoint then sits below the head
+ * position). Resolves once the transaction waits, with the promise of its events (they commit when
+ * the key is released): in an object, since an async function returning a promise would wait for it.
  */
 async function holdLateAppend(
   chaos: ChaosDb,
   heldDb: FlexDatabase,
   key: string,
 ): Promise<{ committed: Promise<StoredEvent[]> }> {
-  const [first, second] = [randomUUID(), randomUUID()];
+  const [waits, after] = [randomUUID(), randomUUID()];
   const heldStore = new EventStore(heldDb.db, { outbox: true });
   const committed = heldStore.appendBatch([
-    { streamId: `run-${first}`, events: runEvents(first), options: { expectedVersion: 'no_stream' } },
     {
-      streamId: `run-${second}`,
-      events: runEvents(second),
+      streamId: `run-${waits}`,
+      events: runEvents(waits),
       options: { expectedVersion: 'no_stream', idempotencyKey: key },
     },
+    { streamId: `run-${after}`, events: runEvents(after), options: { expectedVersion: 'no_stream' } },
   ]);
   committed.catch(() => undefined); // awaited by the caller; a failure there fails the test
-  // The held transaction has taken the first run's positions once it waits on the key.
+  // The held transaction has its id and the first run's positions once it waits on the key.
   await waitFor(async () => (await waitingOnALock(chaos)) || undefined, 10_000);
   return { committed: committed.then((results) => results.flatMap((result) => result.events)) };
 }
