@@ -33,11 +33,7 @@ export async function saveCheckpoint(db: Executor, name: string, checkpoint: Che
  * two instances never process the same batch.
  */
 export async function lockCheckpoint(trx: Executor, name: string): Promise<Checkpoint> {
-  await trx
-    .insertInto('checkpoints')
-    .values({ name, transaction_id: START_CHECKPOINT.transactionId, position: START_CHECKPOINT.position })
-    .onConflict((oc) => oc.column('name').doNothing())
-    .execute();
+  await ensureCheckpoint(trx, name);
   const row = await trx
     .selectFrom('checkpoints')
     .select([sql<string>`transaction_id::text`.as('transaction_id'), 'position'])
@@ -45,6 +41,15 @@ export async function lockCheckpoint(trx: Executor, name: string): Promise<Check
     .forUpdate()
     .executeTakeFirstOrThrow();
   return { transactionId: row.transaction_id, position: toPosition(row.position) };
+}
+
+/** Creates the checkpoint at the start when missing (so the lag gauge sees it before any batch). */
+export async function ensureCheckpoint(db: Executor, name: string): Promise<void> {
+  await db
+    .insertInto('checkpoints')
+    .values({ name, transaction_id: START_CHECKPOINT.transactionId, position: START_CHECKPOINT.position })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
 }
 
 export function assertCheckpoint(checkpoint: Checkpoint): void {

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { loadCheckpoint, lockCheckpoint, saveCheckpoint } from './checkpoints';
+import { ensureCheckpoint, loadCheckpoint, lockCheckpoint, saveCheckpoint } from './checkpoints';
 import { InvalidArgumentError, ProjectionFailedError } from './errors';
 import type { EventStore } from './event-store';
 import type { EventStoreDatabase } from './event-store.table';
@@ -15,6 +15,11 @@ export interface ProjectionRunnerOptions {
   /** Poll interval of start(). Default 1000. */
   pollMs?: number;
   logger?: StoreLogger;
+  /**
+   * A seam for fault injection: called in each batch's transaction once its writes are made and
+   * before its checkpoint is saved (the chaos suite kills the process here). Absent in production.
+   */
+  beforeCheckpoint?: (projection: string, events: number) => Promise<void> | void;
 }
 
 /**
@@ -29,6 +34,9 @@ export class ProjectionRunner {
   readonly #batchSize: number;
   readonly #logger: StoreLogger;
   readonly #poller: Poller;
+  readonly #beforeCheckpoint?: ProjectionRunnerOptions['beforeCheckpoint'];
+  /** Whether this instance has made sure every projection has a checkpoint row. */
+  #registered = false;
   /** One run at a time per instance: catchUp, rebuild and the poll loop queue here. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -43,6 +51,7 @@ export class ProjectionRunner {
     this.#projections = byName(projections);
     this.#batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
     this.#logger = options.logger ?? store.logger;
+    this.#beforeCheckpoint = options.beforeCheckpoint;
     this.#poller = new Poller(
       async () => (await this.catchUp(), false),
       positiveInteger('pollMs', options.pollMs ?? 1000),
@@ -53,6 +62,7 @@ export class ProjectionRunner {
   /** Processes every projection until it is caught up. Returns how many events were processed, summed over projections. */
   catchUp(): Promise<number> {
     return this.#exclusive(async () => {
+      await this.#register();
       let total = 0;
       const failures: unknown[] = [];
       for (const projection of this.#projections.values()) {
@@ -136,6 +146,17 @@ export class ProjectionRunner {
     return this.#poller.stop();
   }
 
+  /**
+   * A projection's checkpoint row exists from its first poll, not its first batch: the lag gauge
+   * reads the checkpoints, and a projection whose first events wait behind a long transaction is
+   * lagging too.
+   */
+  async #register(): Promise<void> {
+    if (this.#registered) return;
+    for (const name of this.#projections.keys()) await ensureCheckpoint(this.#db, name);
+    this.#registered = true;
+  }
+
   async #batch(projection: Projection): Promise<number> {
     // Look without a lock first, so an idle poll takes no row lock and burns no transaction id.
     const peek = await this.#store.readAll(await loadCheckpoint(this.#db, projection.name), 1);
@@ -145,6 +166,7 @@ export class ProjectionRunner {
       const batch = await readAllEvents(trx, from, this.#batchSize);
       if (batch.events.length === 0) return 0;
       await this.#applyAll(trx, projection, batch.events);
+      await this.#beforeCheckpoint?.(projection.name, batch.events.length);
       await saveCheckpoint(trx, projection.name, batch.checkpoint);
       return batch.events.length;
     });

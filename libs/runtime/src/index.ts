@@ -32,6 +32,7 @@ export { createProcessLog, type ProcessLog } from './telemetry/process-log';
 export { nestLogger } from './telemetry/nest-logger';
 export { systemClock, randomIds, type Clock, type IdGenerator } from './clock';
 export { FlexMetrics, type Increment, type Measurement, type GaugeReading } from './telemetry/metrics';
+export { projectionLag } from './telemetry/metrics-lag';
 export { FAMILIES, exportedName, type Family } from './telemetry/metrics-families';
 export { boundedLabel } from './telemetry/metrics-events';
 export { RUNTIME, type ServiceRuntime } from './runtime';

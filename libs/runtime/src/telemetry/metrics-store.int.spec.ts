@@ -3,7 +3,10 @@ import {
   createDatabase,
   migrateToLatest,
   saveCheckpoint,
+  EventStore,
+  START_CHECKPOINT,
   type FlexDatabase,
+  type ReadAllPage,
   type NewEvent,
 } from '@flex/event-store';
 import {
@@ -101,9 +104,11 @@ describe('metrics of the event store (Postgres)', () => {
         expectedVersion: 'no_stream',
       })
     ).events;
-    const head = first.position + 2;
-    await saveCheckpoint(database.db, 'behind', { transactionId: '1', position: first.position - 1 });
-    await saveCheckpoint(database.db, 'caught-up', { transactionId: '1', position: head });
+    // Real checkpoints, as a tailer takes them: the one just before `first`, and the last one.
+    const page = await readAllOf(database);
+    const at = page.events.findIndex((e) => e.id === first.id);
+    await saveCheckpoint(database.db, 'behind', at === 0 ? START_CHECKPOINT : page.checkpoints[at - 1]);
+    await saveCheckpoint(database.db, 'caught-up', page.checkpoint);
     const readings = await projectionLag(database.db)();
     const of = (projection: string, family: string) =>
       readings.find((r) => r.family === family && r.labels.projection === projection)?.value;
@@ -115,3 +120,8 @@ describe('metrics of the event store (Postgres)', () => {
     expect(await scraped('flex_projection_lag_events', { projection: 'behind' })).toBe(3);
   });
 });
+
+/** The whole log in one page (this spec's database holds a few events only). */
+function readAllOf(database: FlexDatabase): Promise<ReadAllPage> {
+  return new EventStore(database.db).readAll(START_CHECKPOINT, 10_000);
+}
