@@ -44,6 +44,19 @@ const TRACING = {
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().url().optional(),
   OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol(),
   OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol(),
+  /** Head sampling, as the OpenTelemetry specification names it (default: every trace). */
+  OTEL_TRACES_SAMPLER: z
+    .enum([
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ])
+    .default('parentbased_always_on'),
+  /** The ratio of the `traceidratio` samplers, 0 to 1 (default 1). */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional(),
 };
 
 function otlpProtocol() {

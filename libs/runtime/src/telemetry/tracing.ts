@@ -3,10 +3,15 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
   BatchSpanProcessor,
   ConsoleSpanExporter,
+  ParentBasedSampler,
   SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
   TracerProvider,
+  type Sampler,
   type SpanExporter,
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace';
@@ -37,6 +42,7 @@ export function startTracing(config: TracingConfig, service: string, options: Tr
   if (processors.length === 0) return OFF;
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName(config, service) }),
+    sampler: samplerOf(config),
     spanProcessors: processors,
   });
   const contextManager = new AsyncLocalStorageContextManager().enable();
@@ -64,6 +70,31 @@ async function flushAtMost(provider: TracerProvider, ms: number): Promise<void> 
   const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms).unref()));
   await Promise.race([provider.shutdown().catch(() => undefined), late]);
   clearTimeout(timer);
+}
+
+/**
+ * The head sampler `OTEL_TRACES_SAMPLER` names (the OpenTelemetry specification's values;
+ * `OTEL_TRACES_SAMPLER_ARG` is the ratio). The default, `parentbased_always_on`, keeps every run's
+ * trace and follows a client's sampled flag.
+ */
+export function samplerOf(
+  config: Pick<TracingConfig, 'OTEL_TRACES_SAMPLER' | 'OTEL_TRACES_SAMPLER_ARG'>,
+): Sampler {
+  const ratio = () => new TraceIdRatioBasedSampler(config.OTEL_TRACES_SAMPLER_ARG ?? 1);
+  switch (config.OTEL_TRACES_SAMPLER) {
+    case 'always_on':
+      return new AlwaysOnSampler();
+    case 'always_off':
+      return new AlwaysOffSampler();
+    case 'traceidratio':
+      return ratio();
+    case 'parentbased_always_off':
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case 'parentbased_traceidratio':
+      return new ParentBasedSampler({ root: ratio() });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
 }
 
 /** `OTEL_SERVICE_NAME`, else `flex-<service>` (`flex` for the embedded system). */

@@ -1,7 +1,7 @@
-import { trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, trace, TraceFlags } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace';
 import { loadConfig, loadTracingConfig } from '../config';
-import { startTracing, tracesEndpoint } from './tracing';
+import { samplerOf, startTracing, tracesEndpoint } from './tracing';
 
 /** Whether a span started now is recorded (it is never ended, so never exported). */
 const recording = () => trace.getTracer('test').startSpan('probe').isRecording();
@@ -70,5 +70,41 @@ describe('startTracing', () => {
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(
       /OTEL_EXPORTER_OTLP_ENDPOINT/,
     );
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER: 'sometimes' })).toThrow(/OTEL_TRACES_SAMPLER/);
+    expect(() => loadConfig({ OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(/OTEL_TRACES_SAMPLER_ARG/);
+  });
+
+  it('samples as OTEL_TRACES_SAMPLER says: every trace by default, following a parent’s flag', () => {
+    const traceId = 'a'.repeat(32);
+    const sampled = (env: Record<string, string>, parentFlags?: number) => {
+      const parent =
+        parentFlags === undefined
+          ? ROOT_CONTEXT
+          : trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: 'b'.repeat(16), traceFlags: parentFlags });
+      const result = samplerOf(loadTracingConfig(env)).shouldSample(
+        parent,
+        traceId,
+        'run.stream',
+        SpanKind.SERVER,
+        {},
+        [],
+      );
+      return result.decision !== 0; // SamplingDecision.NOT_RECORD
+    };
+    expect(sampled({})).toBe(true);
+    expect(sampled({}, TraceFlags.NONE)).toBe(false);
+    expect(sampled({}, TraceFlags.SAMPLED)).toBe(true);
+    expect(sampled({ OTEL_TRACES_SAMPLER: 'always_off' })).toBe(false);
+    expect(sampled({ OTEL_TRACES_SAMPLER: 'always_on' }, TraceFlags.NONE)).toBe(true);
+    expect(sampled({ OTEL_TRACES_SAMPLER: 'traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' })).toBe(false);
+    expect(sampled({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1' })).toBe(
+      true,
+    );
+    expect(
+      sampled(
+        { OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0' },
+        TraceFlags.SAMPLED,
+      ),
+    ).toBe(true);
   });
 });
