@@ -60,8 +60,8 @@ const TRACING = {
 };
 
 function otlpProtocol() {
-  const error = 'Flex exports OTLP over HTTP as JSON: set http/json or leave it unset';
-  return z.enum(['http/json'], { error }).optional();
+  const error = 'Flex exports OTLP over HTTP: set http/json (the default) or http/protobuf';
+  return z.enum(['http/json', 'http/protobuf'], { error }).optional();
 }
 
 const ConfigSchema = z

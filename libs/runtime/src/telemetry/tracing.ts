@@ -1,6 +1,7 @@
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
@@ -108,8 +109,12 @@ function spanProcessors(config: TracingConfig, options: TracingOptions): SpanPro
   if (config.OTEL_SDK_DISABLED === 'true') return processors;
   const url = tracesEndpoint(config);
   const exporter = config.OTEL_TRACES_EXPORTER ?? (url ? 'otlp' : 'none');
-  if (exporter === 'otlp')
-    processors.push(new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url }) }));
+  if (exporter === 'otlp') {
+    const protocol = config.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? config.OTEL_EXPORTER_OTLP_PROTOCOL;
+    const otlp =
+      protocol === 'http/protobuf' ? new OTLPProtoTraceExporter({ url }) : new OTLPTraceExporter({ url });
+    processors.push(new BatchSpanProcessor({ exporter: otlp }));
+  }
   if (exporter === 'console')
     processors.push(new SimpleSpanProcessor({ exporter: new ConsoleSpanExporter() }));
   return processors;

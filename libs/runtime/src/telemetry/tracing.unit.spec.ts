@@ -64,7 +64,7 @@ describe('startTracing', () => {
 
   it('refuses settings it cannot honour, naming the variable', () => {
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(
-      /OTEL_EXPORTER_OTLP_PROTOCOL: Flex exports OTLP over HTTP as JSON/,
+      /OTEL_EXPORTER_OTLP_PROTOCOL: Flex exports OTLP over HTTP: set http\/json \(the default\) or http\/protobuf/,
     );
     expect(() => loadConfig({ OTEL_TRACES_EXPORTER: 'zipkin' })).toThrow(/OTEL_TRACES_EXPORTER/);
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(
