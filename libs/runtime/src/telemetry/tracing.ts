@@ -2,7 +2,7 @@ import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
@@ -42,7 +42,10 @@ export function startTracing(config: TracingConfig, service: string, options: Tr
   const processors = spanProcessors(config, options);
   if (processors.length === 0) return OFF;
   const provider = new TracerProvider({
-    resource: resourceFromAttributes({ 'service.name': serviceName(config, service) }),
+    // OTEL_RESOURCE_ATTRIBUTES (deployment.environment, service.namespace…), then Flex's service name.
+    resource: detectResources({ detectors: [envDetector] }).merge(
+      resourceFromAttributes({ 'service.name': serviceName(config, service) }),
+    ),
     sampler: samplerOf(config),
     spanProcessors: processors,
   });

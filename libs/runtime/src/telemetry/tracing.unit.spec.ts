@@ -48,6 +48,25 @@ describe('startTracing', () => {
     }
   });
 
+  it('adds OTEL_RESOURCE_ATTRIBUTES to every span’s resource', async () => {
+    const exporter = new InMemorySpanExporter();
+    const saved = process.env.OTEL_RESOURCE_ATTRIBUTES;
+    process.env.OTEL_RESOURCE_ATTRIBUTES = 'deployment.environment=staging,service.namespace=flex-eu';
+    try {
+      const tracing = startTracing(loadTracingConfig({}), 'executor', { exporter });
+      trace.getTracer('test').startSpan('probe').end();
+      expect(exporter.getFinishedSpans()[0].resource.attributes).toMatchObject({
+        'deployment.environment': 'staging',
+        'service.namespace': 'flex-eu',
+        'service.name': 'flex-executor',
+      });
+      await tracing.shutdown();
+    } finally {
+      if (saved === undefined) delete process.env.OTEL_RESOURCE_ATTRIBUTES;
+      else process.env.OTEL_RESOURCE_ATTRIBUTES = saved;
+    }
+  });
+
   it('sends to the signal endpoint as given, else to <endpoint>/v1/traces', () => {
     const endpoint = (env: Record<string, string>) => tracesEndpoint(loadTracingConfig(env));
     expect(endpoint({})).toBeUndefined();
