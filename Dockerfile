@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 #
 # One image for every Flex process in distributed mode. The process is chosen by the command:
-#   node services/gateway/dist/main.js     (the default CMD)
+#   node apps/flex/dist/gateway-main.js    (the default CMD: the gateway, with the policy what-if)
 #   node services/registry/dist/main.js
 #   node services/planner/dist/main.js
 #   node services/validator/dist/main.js
@@ -89,4 +89,4 @@ USER 1000:1000
 EXPOSE 3000
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "services/gateway/dist/main.js"]
+CMD ["node", "apps/flex/dist/gateway-main.js"]

@@ -23,6 +23,8 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   globalSetup: '<rootDir>/libs/testing/src/global-setup.ts',
   globalTeardown: '<rootDir>/libs/testing/src/global-teardown.ts',
+  // Longest suites first (by jest's cache, else test/suite-durations.json): the workers end together.
+  testSequencer: '<rootDir>/test/sequencer.js',
   testTimeout: 60000,
   maxWorkers: 2,
 };

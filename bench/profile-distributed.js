@@ -7,9 +7,11 @@
 //
 //   node bench/profile-distributed.js [--runs 60] [--seq-runs 15] [--concurrency 20] [--repeat 1]
 //                                     [--profile <dir>]   (each service writes a .cpuprofile there)
+//                                     [--queries]   (Postgres statements per run by service and by text,
+//                                                    from the server's log, during the concurrent phase)
 require('reflect-metadata');
-const { readFileSync, readdirSync } = require('node:fs');
-const { join } = require('node:path');
+const { readFileSync, readdirSync, statSync } = require('node:fs');
+const { dirname, join } = require('node:path');
 const { Client } = require('pg');
 
 const ROOT = join(__dirname, '..');
@@ -27,6 +29,7 @@ function args() {
     else if (a === '--concurrency') out.concurrency = Number(argv[++i]);
     else if (a === '--repeat') out.repeat = Number(argv[++i]);
     else if (a === '--profile') out.profile = argv[++i];
+    else if (a === '--queries') out.queries = true;
     else throw new Error(`unknown argument ${a}`);
   }
   return out;
@@ -47,12 +50,17 @@ async function timeRun(baseUrl, body) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const pct = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
-/** CPU ticks (user + system) of a process, 0 when gone. */
-function ticks(pid) {
+/**
+ * CPU ticks (user + system) of a process, 0 when gone; with `reaped`, also those of its children that
+ * exited and were waited for (a Postgres backend closed by an idle pool: else its whole lifetime's CPU
+ * would drop out of the sum when it exits mid-phase).
+ */
+function ticks(pid, reaped = false) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
+    const own = Number(fields[11]) + Number(fields[12]);
+    return reaped ? own + Number(fields[13]) + Number(fields[14]) : own;
   } catch {
     return 0;
   }
@@ -84,7 +92,7 @@ function descendants(root) {
 function cpuSnapshot(groups) {
   const snap = {};
   for (const [name, pids] of Object.entries(groups))
-    snap[name] = pids().reduce((n, pid) => n + ticks(pid), 0);
+    snap[name] = pids().reduce((n, pid, i) => n + ticks(pid, name === 'postgres' && i === 0), 0);
   return snap;
 }
 
@@ -105,6 +113,73 @@ async function phase(label, groups, runs, fn) {
         .join(', '),
   );
   return runs / secs;
+}
+
+/**
+ * Statements per run by service (each connects as `PGAPPNAME=flex-<service>`) and by text, from the
+ * throwaway server's log (`server.log` next to its data directory) with `log_statement = all` on
+ * during the measured phase only. An extended-protocol query logs one `execute` line. Then the
+ * statements the server spent most execution time on (pg_stat_statements, preloaded by a restart).
+ */
+function censusStatements(url, db) {
+  let log;
+  let from = 0;
+  const set = async (value) => {
+    const c = new Client({ connectionString: url, application_name: 'census' });
+    await c.connect();
+    await c.query(`alter system set log_statement = '${value}'`);
+    await c.query(`alter system set log_line_prefix = '%a|'`);
+    await c.query('select pg_reload_conf()');
+    log ??= join(dirname((await c.query('show data_directory')).rows[0].data_directory), 'server.log');
+    await c.end();
+  };
+  return {
+    async start() {
+      await set('all');
+      from = statSync(log).size;
+      const c = new Client({ connectionString: db, application_name: 'census' });
+      await c.connect();
+      await c.query('create extension if not exists pg_stat_statements');
+      await c.query('select pg_stat_statements_reset()');
+      await c.end();
+    },
+    async report(runs) {
+      await set('none');
+      const text = readFileSync(log, 'utf8').slice(from);
+      const byApp = new Map();
+      const byText = new Map();
+      const re = /^([^|\n]*)\|LOG:\s+(?:statement|execute [^:]*): (.*(?:\n\t.*)*)$/gm;
+      for (let m = re.exec(text); m; m = re.exec(text)) {
+        const app = m[1] || '(none)';
+        if (app === 'census') continue;
+        byApp.set(app, (byApp.get(app) ?? 0) + 1);
+        const key = `${app.replace('flex-', '').padEnd(9)} ${m[2].replace(/\s+/g, ' ').trim().slice(0, 110)}`;
+        byText.set(key, (byText.get(key) ?? 0) + 1);
+      }
+      const total = [...byApp.values()].reduce((a, b) => a + b, 0);
+      const f = (n) => (n / runs).toFixed(1);
+      console.log(
+        `\nstatements: ${f(total)} per run: ` + [...byApp].map(([a, n]) => `${a} ${f(n)}`).join(', '),
+      );
+      for (const [k, n] of [...byText].sort((a, b) => b[1] - a[1]).slice(0, 30))
+        console.log(`  ${f(n).padStart(6)}/run  ${k}`);
+      const c = new Client({ connectionString: db, application_name: 'census' });
+      await c.connect();
+      const stats = await c.query(
+        `select calls, total_exec_time as ms, rows, query from pg_stat_statements
+         where dbid = (select oid from pg_database where datname = current_database())
+         order by total_exec_time desc limit 15`,
+      );
+      await c.end();
+      const ms = stats.rows.reduce((n, r) => n + r.ms, 0);
+      console.log(`server execution time (pg_stat_statements, top 15): ${(ms / runs).toFixed(2)} ms per run`);
+      for (const r of stats.rows)
+        console.log(
+          `  ${(r.ms / runs).toFixed(2).padStart(6)} ms/run ${(r.ms / r.calls).toFixed(3).padStart(7)} ms/call ` +
+            `${f(r.calls).padStart(6)}/run  ${r.query.replace(/\s+/g, ' ').trim().slice(0, 90)}`,
+        );
+    },
+  };
 }
 
 /** A service under bench/cpu-profiled.js (startNodeProcess runs one script with no arguments). */
@@ -148,10 +223,19 @@ async function main() {
     await admin.connect();
     for (const setting of ['fsync = on', 'synchronous_commit = on', 'full_page_writes = on'])
       await admin.query(`alter system set ${setting}`);
+    if (opts.queries) await admin.query(`alter system set shared_preload_libraries = 'pg_stat_statements'`);
     await admin.query('select pg_reload_conf()');
-    const { rows } = await admin.query('select pg_backend_pid() as pid');
-    const postmaster = parentOf(rows[0].pid);
     await admin.end();
+    if (opts.queries) {
+      // The library loads only at start: a restart (a crash stop, then a start) with it preloaded.
+      await pg.crash();
+      await pg.revive();
+    }
+    const admin2 = new Client({ connectionString: pg.url });
+    await admin2.connect();
+    const { rows } = await admin2.query('select pg_backend_pid() as pid');
+    const postmaster = parentOf(rows[0].pid);
+    await admin2.end();
     const nats = await t.startNats();
     stops.push(nats.stop);
     process.env.FLEX_TEST_DATABASE_URL = pg.url;
@@ -172,12 +256,13 @@ async function main() {
     let gateway;
     for (const name of SERVICES) {
       const port = await t.freePort();
+      const appName = { PGAPPNAME: `flex-${name}` };
       if (name === 'gateway') gateway = `http://127.0.0.1:${port}`;
       const main = join(ROOT, `services/${name}/dist/main.js`);
       const script = opts.profile ? join(__dirname, 'cpu-profiled.js') : main;
       const proc = opts.profile
-        ? startProfiled(t, name, main, { ...env, PORT: String(port) })
-        : t.startNodeProcess(name, script, { ...env, PORT: String(port) }, ROOT);
+        ? startProfiled(t, name, main, { ...env, ...appName, PORT: String(port) })
+        : t.startNodeProcess(name, script, { ...env, ...appName, PORT: String(port) }, ROOT);
       procs.push(proc);
       await t.waitForHttp(`http://127.0.0.1:${port}/healthz`, 60000, () => proc.output());
     }
@@ -195,6 +280,7 @@ async function main() {
       nats: () => descendants(process.pid).filter((pid) => !procs.some((p) => p.child.pid === pid)),
       driver: () => [process.pid],
     };
+    const census = opts.queries ? censusStatements(pg.url, db.url) : undefined;
     for (let i = 0; i < 3; i++) await timeRun(gateway, body);
     for (let r = 0; r < opts.repeat; r++) {
       const seq = await phase('sequential', groups, opts.seqRuns, async () => {
@@ -202,6 +288,7 @@ async function main() {
         for (let i = 0; i < opts.seqRuns; i++) lat.push(await timeRun(gateway, body));
         return lat;
       });
+      await census?.start();
       const con = await phase(`${opts.concurrency} concurrent`, groups, opts.runs, async () => {
         const lat = [];
         let next = 0;
@@ -214,6 +301,7 @@ async function main() {
         await Promise.all(Array.from({ length: opts.concurrency }, worker));
         return lat;
       });
+      await census?.report(opts.runs);
       console.log(`ratio ${(con / seq).toFixed(2)}`);
     }
   } finally {

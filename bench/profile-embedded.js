@@ -98,26 +98,31 @@ function post(session, method, params = {}) {
 /** Counts PGlite queries by statement during the measured phase (--queries): calls, rows, ms. */
 function censusQueries() {
   const { PGlite } = require('@electric-sql/pglite');
+  // PGlite on the main thread (FLEX_PGLITE_THREAD=main), or the client of the one in a worker thread.
+  const { PGliteWorkerClient } = require(join(ROOT, 'libs/event-store/dist/pglite-worker-client'));
   const stats = new Map();
   let on = false;
-  const original = PGlite.prototype.query;
-  PGlite.prototype.query = async function (text, params, options) {
-    if (!on) return original.call(this, text, params, options);
-    const t0 = performance.now();
-    const result = await original.call(this, text, params, options);
-    const limit = /transaction_text/.test(text) ? `[limit ${params?.at(-1)}] ` : '';
-    const key = (limit + text)
-      .replace(/\s+/g, ' ')
-      .replace(/\(\$\d+(, \$\d+)*\)/g, '($…)')
-      .slice(0, 160);
-    const s = stats.get(key) ?? { calls: 0, rows: 0, ms: 0, bytes: 0 };
-    s.calls++;
-    s.bytes += JSON.stringify(result.rows ?? []).length;
-    s.rows += result.rows?.length ?? 0;
-    s.ms += performance.now() - t0;
-    stats.set(key, s);
-    return result;
-  };
+  for (const prototype of [PGlite.prototype, PGliteWorkerClient.prototype]) count(prototype);
+  function count(prototype) {
+    const original = prototype.query;
+    prototype.query = async function (text, params, options) {
+      if (!on) return original.call(this, text, params, options);
+      const t0 = performance.now();
+      const result = await original.call(this, text, params, options);
+      const limit = /transaction_text/.test(text) ? `[limit ${params?.at(-1)}] ` : '';
+      const key = (limit + text)
+        .replace(/\s+/g, ' ')
+        .replace(/\(\$\d+(, \$\d+)*\)/g, '($…)')
+        .slice(0, 160);
+      const s = stats.get(key) ?? { calls: 0, rows: 0, ms: 0, bytes: 0 };
+      s.calls++;
+      s.bytes += JSON.stringify(result.rows ?? []).length;
+      s.rows += result.rows?.length ?? 0;
+      s.ms += performance.now() - t0;
+      stats.set(key, s);
+      return result;
+    };
+  }
   return {
     start: () => (on = true),
     report(runs) {
@@ -144,6 +149,7 @@ async function main() {
   const config = loadConfig({
     PORT: '0',
     FLEX_DATA_DIR: dir,
+    ...(process.env.FLEX_PGLITE_THREAD && { FLEX_PGLITE_THREAD: process.env.FLEX_PGLITE_THREAD }),
     FLEX_API_TOKENS: `${TOKEN}:client`,
     FLEX_LOG_LEVEL: 'error',
     FLEX_LIMIT_RUNS_PER_TOKEN: '1000',

@@ -44,19 +44,16 @@ describe('an agent killed mid-run', () => {
       FLEX_UNREACHABLE_BUDGET_MS: '2000',
     };
     let gatewayPort = 0;
-    for (const name of ['registry', 'planner', 'validator', 'executor', 'gateway']) {
-      const port = await freePort();
-      if (name === 'gateway') gatewayPort = port;
-      procs.push(
-        startNodeProcess(
-          name,
-          join(ROOT, `services/${name}/dist/main.js`),
-          { ...common, PORT: String(port) },
-          ROOT,
-        ),
-      );
-      await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
-    }
+    // All at once (each migrates forward idempotently, as a cluster's instances do).
+    await Promise.all(
+      ['registry', 'planner', 'validator', 'executor', 'gateway'].map(async (name) => {
+        const port = await freePort();
+        if (name === 'gateway') gatewayPort = port;
+        const script = join(ROOT, `services/${name}/dist/main.js`);
+        procs.push(startNodeProcess(name, script, { ...common, PORT: String(port) }, ROOT));
+        await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
+      }),
+    );
     const fixture = join(__dirname, 'fixtures/slow-agents.js');
     procs.push(
       startNodeProcess(

@@ -229,7 +229,7 @@ describe('deploy/k8s carries the scaled topology', () => {
 
 describe('docker-compose.yml and deploy/k8s name the same things', () => {
   const composeFlex = Object.keys(compose.services).filter((s) =>
-    /\/dist\/main\.js/.test(String(compose.services[s].command)),
+    /\/dist\/[\w-]*main\.js/.test(String(compose.services[s].command)),
   );
 
   it('the same Flex components, with the same replicas', () => {

@@ -21,9 +21,17 @@ const COMPONENTS: Record<string, string> = {
 };
 const SERVICES = ['gateway', 'registry', 'planner', 'validator', 'executor'];
 const COMPONENT_NAMES = Object.keys(COMPONENTS);
+/**
+ * The entry point each component runs: `<pkg>/dist/main.js`, but the gateway's is apps/flex's
+ * composition root, which gives it the other services' decide functions (the policy what-if).
+ */
+const ENTRIES: Record<string, string> = {
+  ...Object.fromEntries(COMPONENT_NAMES.map((name) => [name, `${COMPONENTS[name]}/dist/main.js`])),
+  gateway: 'apps/flex/dist/gateway-main.js',
+};
 const ROLES = new Set(['client', 'operator', 'agent', 'admin']);
 
-/** `<pkg>/dist/main.js` → does `<pkg>/src/main.ts` exist? */
+/** `<pkg>/dist/<x>main.js` → does `<pkg>/src/<x>main.ts` exist? */
 function entryPointSource(distPath: string): string {
   const m = /^(.+)\/dist\/(.+)\.js$/.exec(distPath);
   if (!m) throw new Error(`not a dist entry point: ${distPath}`);
@@ -59,7 +67,7 @@ function commandOf(cmd: unknown): string[] {
 }
 
 function distEntry(cmd: string[]): string | undefined {
-  return cmd.find((a) => /\/dist\/main\.js$/.test(a));
+  return cmd.find((a) => /\/dist\/[\w-]*main\.js$/.test(a));
 }
 
 function imageRepo(image: string): string {
@@ -395,7 +403,7 @@ describe('Dockerfile', () => {
     const cmd = JSON.parse(cmds[0].args) as string[];
     expect(cmd[0]).toBe('node');
     const entry = distEntry(cmd)!;
-    expect(Object.values(COMPONENTS).map((p) => `${p}/dist/main.js`)).toContain(entry);
+    expect(Object.values(ENTRIES)).toContain(entry);
     expect(fs.existsSync(path.join(ROOT, entryPointSource(entry)))).toBe(true);
   });
 });
@@ -482,7 +490,7 @@ describe('docker-compose.yml', () => {
 
   it.each(COMPONENT_NAMES)('%s runs a dist/main.js whose src/main.ts exists', (name) => {
     const entry = distEntry(commandOf(composeServices[name]?.command));
-    expect(entry).toBe(`${COMPONENTS[name]}/dist/main.js`);
+    expect(entry).toBe(ENTRIES[name]);
     const src = entryPointSource(entry!);
     expect({ src, exists: fs.existsSync(path.join(ROOT, src)) }).toEqual({ src, exists: true });
   });
@@ -601,7 +609,7 @@ describe('deploy/k8s', () => {
     (name) => {
       const c = mainContainer(deployment(name));
       const entry = distEntry([...commandOf(c.command), ...commandOf(c.args)]);
-      expect(entry).toBe(`${COMPONENTS[name]}/dist/main.js`);
+      expect(entry).toBe(ENTRIES[name]);
       expect(entry).toBe(distEntry(commandOf(composeServices[name]?.command)));
       const src = entryPointSource(entry!);
       expect({ src, exists: fs.existsSync(path.join(ROOT, src)) }).toEqual({ src, exists: true });

@@ -48,13 +48,16 @@ describe('tracing: one trace across every process (distributed, OTLP/HTTP)', () 
       FLEX_API_TOKENS: `${TOKEN}:client`,
       FLEX_SECRET_KEY: generateSecretKey(),
     };
-    for (const name of SERVICES) {
-      const port = await freePort();
-      if (name === 'gateway') gatewayPort = port;
-      const script = join(ROOT, `services/${name}/dist/main.js`);
-      procs.push(startNodeProcess(name, script, { ...common, PORT: String(port) }, ROOT));
-      await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
-    }
+    // All at once (each migrates forward idempotently, as a cluster's instances do).
+    await Promise.all(
+      SERVICES.map(async (name) => {
+        const port = await freePort();
+        if (name === 'gateway') gatewayPort = port;
+        const script = join(ROOT, `services/${name}/dist/main.js`);
+        procs.push(startNodeProcess(name, script, { ...common, PORT: String(port) }, ROOT));
+        await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
+      }),
+    );
     const agents = join(ROOT, 'agents/reference/dist/main.js');
     procs.push(startNodeProcess('agents', agents, { ...otel, ...nats }, ROOT));
     const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, TOKEN);

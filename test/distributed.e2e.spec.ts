@@ -16,13 +16,14 @@ import { expectSampleRunCompleted, sampleEnvelope } from './sample-run';
 
 const ROOT = join(__dirname, '..');
 const SERVICES = ['registry', 'planner', 'validator', 'executor', 'gateway'] as const;
-const TOKEN = 'e2e-client-token:client';
+const TOKEN = 'e2e-client-token:client,e2e-operator-token:operator';
 
 /** Distributed mode: five service processes and the agents process over real NATS JetStream and Postgres. */
 describe('distributed mode (separate processes)', () => {
   const procs: ManagedProcess[] = [];
   let db: { url: string; drop(): Promise<void> };
   let gatewayPort: number;
+  let sampleRunId: string;
   const ports: Record<string, number> = {};
   const logs = () => procs.map((p) => `--- ${p.name} ---\n${p.output().slice(-4000)}`).join('\n');
 
@@ -36,19 +37,19 @@ describe('distributed mode (separate processes)', () => {
       FLEX_LOG_LEVEL: 'warn',
       FLEX_API_TOKENS: TOKEN,
     };
-    for (const name of SERVICES) {
-      const port = await freePort();
-      if (name === 'gateway') gatewayPort = port;
-      ports[name] = port;
-      const proc = startNodeProcess(
-        name,
-        join(ROOT, `services/${name}/dist/main.js`),
-        { ...common, PORT: String(port) },
-        ROOT,
-      );
-      procs.push(proc);
-      await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
-    }
+    // All at once (each migrates forward idempotently, as a cluster's instances do).
+    await Promise.all(
+      SERVICES.map(async (name) => {
+        const port = await freePort();
+        if (name === 'gateway') gatewayPort = port;
+        ports[name] = port;
+        // The gateway as the image runs it: apps/flex's composition root (it serves the policy what-if).
+        const entry = name === 'gateway' ? 'apps/flex/dist/gateway-main.js' : `services/${name}/dist/main.js`;
+        const proc = startNodeProcess(name, join(ROOT, entry), { ...common, PORT: String(port) }, ROOT);
+        procs.push(proc);
+        await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
+      }),
+    );
     procs.push(
       startNodeProcess(
         'agents',
@@ -82,6 +83,7 @@ describe('distributed mode (separate processes)', () => {
       );
     }
     const { runId } = expectSampleRunCompleted(result.frames);
+    sampleRunId = runId;
     const detail = await waitFor(
       async () => {
         const res = await client.json('GET', `/api/v1/flex/runs/${runId}`);
@@ -91,6 +93,17 @@ describe('distributed mode (separate processes)', () => {
       logs,
     );
     expect(detail.nodes.filter((n: any) => n.status === 'completed').length).toBeGreaterThanOrEqual(2);
+  }, 60_000);
+
+  it('the gateway the image runs answers the policy what-if over that run (operators only)', async () => {
+    const operator = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'e2e-operator-token');
+    const body = { policies: { runtime: [] }, mode: 'merge', runs: [sampleRunId] };
+    const res = await operator.json('POST', '/api/v1/flex/admin/policy-what-if', body);
+    expect(res.status).toBe(200);
+    // Its own policies kept (merge with none): the run decides again exactly as recorded.
+    expect(res.body.runs.map((r: any) => [r.runId, r.verdict])).toEqual([[sampleRunId, 'unchanged']]);
+    const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'e2e-client-token');
+    expect((await client.json('POST', '/api/v1/flex/admin/policy-what-if', body)).status).toBe(403);
   }, 60_000);
 
   it('counts that run once across the processes: started where start committed, completed where complete did', async () => {

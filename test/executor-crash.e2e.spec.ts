@@ -39,12 +39,15 @@ describe('executor crash mid-run (separate processes)', () => {
     db = await createTestDatabase('executor_crash');
     const prefix = testPrefix('crash');
     common = serviceEnv(db.url, prefix, TOKEN);
-    for (const name of ['registry', 'planner', 'validator', 'executor-1', 'gateway']) {
-      const port = await freePort();
-      if (name === 'gateway') gatewayPort = port;
-      start(name, { PORT: String(port) });
-      await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
-    }
+    // All at once (each migrates forward idempotently, as a cluster's instances do).
+    await Promise.all(
+      ['registry', 'planner', 'validator', 'executor-1', 'gateway'].map(async (name) => {
+        const port = await freePort();
+        if (name === 'gateway') gatewayPort = port;
+        start(name, { PORT: String(port) });
+        await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
+      }),
+    );
     procs.push(startSlowAgents(prefix, 6000, join(dir, 'invocations.jsonl')));
     const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'crash-client-token');
     await client.waitForActiveCapabilities(3, 60_000, logs);

@@ -97,8 +97,9 @@ describe('graceful shutdown (separate processes)', () => {
     db = await createTestDatabase('graceful_shutdown');
     const prefix = testPrefix('drain');
     common = serviceEnv(db.url, prefix, `${TOKEN}:client`);
-    for (const name of ['registry', 'planner', 'validator']) await start(name);
-    gateways.push(await start('gateway-1'), await start('gateway-2'));
+    // All at once (each migrates forward idempotently, as a cluster's instances do).
+    const started = ['gateway-1', 'gateway-2', 'registry', 'planner', 'validator'].map((name) => start(name));
+    gateways.push(...(await Promise.all(started)).slice(0, 2));
     procs.push(startSlowAgents(prefix, AGENT_DELAY_MS, join(dir, 'invocations.jsonl')));
     await client(gateways[1]).waitForActiveCapabilities(3, 60_000, logs);
   }, 180_000);

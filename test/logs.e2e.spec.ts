@@ -161,12 +161,15 @@ describe('structured logs: distributed (separate processes, Postgres and JetStre
       FLEX_API_TOKENS: `${TOKEN}:client`,
       FLEX_SECRET_KEY: generateSecretKey(),
     };
-    for (const name of SERVICES) {
-      const port = await freePort();
-      const script = join(ROOT, `services/${name}/dist/main.js`);
-      procs.set(name, { ...start(name, script, { ...env, PORT: String(port) }), port });
-      await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, output);
-    }
+    // All at once (each migrates forward idempotently, as a cluster's instances do).
+    await Promise.all(
+      SERVICES.map(async (name) => {
+        const port = await freePort();
+        const script = join(ROOT, `services/${name}/dist/main.js`);
+        procs.set(name, { ...start(name, script, { ...env, PORT: String(port) }), port });
+        await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, output);
+      }),
+    );
     nc = await connect({ servers: natsTestUrl(), name: 'logs-e2e-agents' });
     const messaging = new NatsMessaging(nc);
     agents = await Promise.all(canaryAgents(seen).map((a) => startAgent(a, { messaging, prefix })));

@@ -43,13 +43,16 @@ describe('distributed mode over authenticated NATS (generated permissions, TLS)'
       FLEX_LOG_LEVEL: 'warn',
       FLEX_API_TOKENS: `${TOKEN}:client`,
     };
-    for (const name of FLEX_SERVICES) {
-      const port = await freePort();
-      if (name === 'gateway') gatewayPort = port;
-      const env = { ...common, ...nats.env(name), PORT: String(port) };
-      procs.push(startNodeProcess(name, join(ROOT, `services/${name}/dist/main.js`), env, ROOT));
-      await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
-    }
+    // All at once (each migrates forward idempotently, as a cluster's instances do).
+    await Promise.all(
+      FLEX_SERVICES.map(async (name) => {
+        const port = await freePort();
+        if (name === 'gateway') gatewayPort = port;
+        const env = { ...common, ...nats.env(name), PORT: String(port) };
+        procs.push(startNodeProcess(name, join(ROOT, `services/${name}/dist/main.js`), env, ROOT));
+        await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
+      }),
+    );
     const agentsEnv = { ...nats.env('agents'), FLEX_NATS_PREFIX: prefix, FLEX_LOG_LEVEL: 'warn' };
     procs.push(startNodeProcess('agents', join(ROOT, 'agents/reference/dist/main.js'), agentsEnv, ROOT));
     const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, TOKEN);

@@ -85,9 +85,12 @@ describe('secrets never leave the choke point: distributed (separate processes)'
       FLEX_API_TOKENS: `${TOKEN}:client`,
     };
     const key = generateSecretKey();
-    for (const name of SERVICES) await start(name, { ...common, FLEX_SECRET_KEY: key });
-    // A gateway without the key: it must refuse secrets rather than store them in the clear.
-    await start('gateway:keyless', common);
+    // All at once (each migrates forward idempotently, as a cluster's instances do), and a gateway
+    // without the key: it must refuse secrets rather than store them in the clear.
+    await Promise.all([
+      ...SERVICES.map((name) => start(name, { ...common, FLEX_SECRET_KEY: key })),
+      start('gateway:keyless', common),
+    ]);
     nc = await connect({ servers: natsTestUrl(), name: 'canary-agents' });
     const messaging = new NatsMessaging(nc);
     agents = await Promise.all(canaryAgents(seen).map((a) => startAgent(a, { messaging, prefix })));

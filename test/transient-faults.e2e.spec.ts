@@ -71,8 +71,11 @@ describe('transient faults mid-run (separate processes)', () => {
       FLEX_API_TOKENS: `${TOKEN}:client`,
       FLEX_AGENT_TIMEOUT_MS: '20000',
     };
-    for (const name of ['registry', 'planner', 'validator', 'executor-1']) await start(name);
-    client = new FlexClient(`http://127.0.0.1:${await start('gateway')}`, TOKEN);
+    // All at once (each migrates forward idempotently, as a cluster's instances do).
+    const [gatewayPort] = await Promise.all(
+      ['gateway', 'registry', 'planner', 'validator', 'executor-1'].map((name) => start(name)),
+    );
+    client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, TOKEN);
     startAgents('helpers', HELPERS, 1_500);
     writer = startAgents('writer', WRITER, 0);
     await waitFor(async () => (await client.activeCapabilityIds()).length >= 3, 60_000, logs);
@@ -130,6 +133,31 @@ describe('transient faults mid-run (separate processes)', () => {
     expect(
       frames.some((f) => f.type === 'log' && /ContentGeneratorAgent.* is unreachable/.test(f.message ?? '')),
     ).toBe(true);
+  }, 150_000);
+
+  it('the registry killed and back 1.5 s later while a run is planned: the planner and validator wait for it, the run completes', async () => {
+    await waitFor(capabilityActive(WRITER), 30_000, logs);
+    await procs.find((p) => p.name === 'registry')!.kill('SIGKILL');
+    const stream = await client.start(sampleEnvelope());
+    expect(stream.status).toBe(200);
+    stream.close();
+    let restartedAt = Infinity;
+    const back = new Promise<number>((resolve) =>
+      setTimeout(() => {
+        restartedAt = Date.now();
+        resolve(start('registry-2'));
+      }, 1_500),
+    );
+    const frames = await ended(stream.runId);
+    await back;
+    // The plan was drafted over the registry once it was back: the planner waited for it.
+    const planned = frames.filter((f) => f.type === 'plan_generated');
+    expect(planned).toHaveLength(1);
+    expect(Date.parse(planned[0].timestamp)).toBeGreaterThan(restartedAt);
+    expect(frames.at(-1)?.type).toBe('complete');
+    expect(count(frames, 'plan_rejected')).toBe(0);
+    expect(count(frames, 'node_error')).toBe(0);
+    expect(count(frames, 'hitl_request')).toBe(0);
   }, 150_000);
 
   it('nats-server killed and restarted mid-run: the run completes, nothing failed, nobody asked', async () => {

@@ -31,8 +31,26 @@ export function chaosNumber(env: string, sizes: Record<ChaosScale, number>): num
   return value;
 }
 
+/** A small seeded generator, so a failing sequence of random choices can be replayed. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The seed of a randomized scenario: FLEX_CHAOS_SEED when set (to replay one), else a fresh one, printed. */
+export function chaosSeed(scenario: string): number {
+  const seed = Number(process.env.FLEX_CHAOS_SEED ?? Date.now() % 2 ** 31);
+  console.log(`[chaos] ${scenario}: seed=${seed} (FLEX_CHAOS_SEED=${seed} replays it)`);
+  return seed;
+}
+
 /** A scenario's figures, printed as one line a reader (and docs/RELIABILITY.md) can quote. */
-export function report(scenario: string, figures: Record<string, unknown>): void {
+export function report(scenario: string, figures: object): void {
   const line = Object.entries({ scale: chaosScale(), ...figures })
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join(' ');
@@ -132,4 +150,99 @@ export async function readModelRows(db: FlexDatabase): Promise<Record<string, un
     out[table] = rows.map((r) => JSON.stringify(r.row)).sort();
   }
   return out;
+}
+
+const TERMINAL = ['complete', 'run_failed', 'run_cancelled'] as const;
+const TERMINAL_STATUSES = ['completed', 'failed', 'cancelled'];
+
+/** What `reconcile` counted: every figure a scenario reports about its runs and its store. */
+export interface Reconciled {
+  /** Runs with a `start` event in the store. */
+  runs: number;
+  /** Terminal events (`complete`, `run_failed`, `run_cancelled`) in the store. */
+  terminal: number;
+  /** Read-model rows of runs in a terminal status. */
+  readModelTerminal: number;
+  /** How the runs ended, by terminal event type. */
+  outcomes: Record<string, number>;
+  events: number;
+  /** Events missing from a stream (a version gap) or stored twice (an id seen twice): both 0. */
+  lost: number;
+  duplicates: number;
+}
+
+/**
+ * The counts every chaos scenario ends on (issue 16): runs started = terminal events in the store =
+ * terminal rows in the read model (waited for, up to `timeoutMs`, while the projections catch up);
+ * one terminal event per run; every stream's versions 1..n with no gap; every event id once; and
+ * every run in `mustComplete` (the runs that would have completed without the fault) completed.
+ */
+export async function reconcile(
+  databaseUrl: string,
+  expected: { mustComplete: readonly string[]; timeoutMs?: number },
+): Promise<Reconciled> {
+  const database = await createDatabase({ url: databaseUrl, poolSize: 2 });
+  try {
+    const db = database.db;
+    const deadline = Date.now() + (expected.timeoutMs ?? 60_000);
+    let counted = await countRuns(db);
+    while (Date.now() < deadline && !settled(counted)) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      counted = await countRuns(db);
+    }
+    const { rows: streams } = await sql<{ stream_id: string; n: number; top: number; ids: number }>`
+      select stream_id, count(*)::int as n, max(version)::int as top, count(distinct id)::int as ids
+      from events group by stream_id`.execute(db);
+    const lost = streams.reduce((sum, s) => sum + (s.top - s.n), 0);
+    const duplicates = streams.reduce((sum, s) => sum + (s.n - s.ids), 0);
+    const events = streams.reduce((sum, s) => sum + s.n, 0);
+    const reconciled = { ...counted.figures, events, lost, duplicates };
+    const notCompleted = expected.mustComplete.filter((runId) => counted.ended.get(runId) !== 'complete');
+    expect({ ...reconciled, notCompleted, runsEndedTwice: counted.endedTwice }).toEqual({
+      ...reconciled,
+      terminal: counted.figures.runs,
+      readModelTerminal: counted.figures.runs,
+      lost: 0,
+      duplicates: 0,
+      notCompleted: [],
+      runsEndedTwice: [],
+    });
+    return reconciled;
+  } finally {
+    await database.close();
+  }
+}
+
+interface RunCounts {
+  figures: Pick<Reconciled, 'runs' | 'terminal' | 'readModelTerminal' | 'outcomes'>;
+  ended: Map<string, string>;
+  endedTwice: string[];
+}
+
+const settled = (c: RunCounts) =>
+  c.figures.terminal === c.figures.runs && c.figures.readModelTerminal === c.figures.runs;
+
+async function countRuns(db: FlexDatabase['db']): Promise<RunCounts> {
+  const { rows: started } = await sql<{ n: number }>`
+    select count(*)::int as n from events where type = 'start' and stream_id like 'run-%'`.execute(db);
+  const { rows: terminal } = await sql<{ stream_id: string; type: string }>`
+    select stream_id, type from events where type in (${sql.join(TERMINAL)})`.execute(db);
+  const { rows: read } = await sql<{ n: number }>`
+    select count(*)::int as n from runs where status in (${sql.join(TERMINAL_STATUSES)})`.execute(db);
+  const ended = new Map<string, string>();
+  const endedTwice: string[] = [];
+  const outcomes: Record<string, number> = {};
+  for (const row of terminal) {
+    const runId = row.stream_id.replace(/^run-/, '');
+    if (ended.has(runId)) endedTwice.push(runId);
+    ended.set(runId, row.type);
+    outcomes[row.type] = (outcomes[row.type] ?? 0) + 1;
+  }
+  const figures = {
+    runs: started[0].n,
+    terminal: terminal.length,
+    readModelTerminal: read[0].n,
+    outcomes,
+  };
+  return { figures, ended, endedTwice };
 }

@@ -6,7 +6,9 @@ import { startNodeProcess, type ManagedProcess } from '@flex/testing';
 import {
   appliedCounts,
   chaosNumber,
+  chaosSeed,
   countingProjection,
+  mulberry32,
   openChaosDb,
   readModelRows,
   report,
@@ -38,9 +40,7 @@ describe(`chaos: a projection killed between its writes and its checkpoint, ${KI
     async () => {
       const started = Date.now();
       const store = new EventStore(chaos.database.db);
-      const seed = Number(process.env.FLEX_CHAOS_SEED ?? Date.now() % 2 ** 31);
-      const random = mulberry32(seed);
-      console.log(`[chaos] projection kill: seed=${seed} (FLEX_CHAOS_SEED=${seed} replays it)`);
+      const random = mulberry32(chaosSeed('projection kill'));
       const appended: StoredEvent[] = [];
       const kills: string[] = [];
       for (let round = 0; round < KILLS; round++) {
@@ -127,15 +127,4 @@ async function exited(child: ManagedProcess): Promise<number | string> {
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** A small seeded generator, so a failing sequence of kill points can be replayed. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

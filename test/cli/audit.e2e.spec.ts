@@ -3,11 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { loadConfig } from '@flex/runtime';
-import { createTestDatabase, FlexClient, natsTestUrl, testPrefix, type TestDatabase } from '@flex/testing';
-import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
+import { FlexClient, type TestDatabase } from '@flex/testing';
+import type { EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import { envelopeWithPolicies } from '../integration/embedded-run';
-import { flexCli } from './cli-harness';
+import { flexCli, startPostgresFlex } from './cli-harness';
 
 const KEY = 'audit spec signing key, thirty-two characters at least';
 const TOKENS = 'audit-operator:operator,audit-client:client';
@@ -31,19 +30,10 @@ describe('flex export / verify / verify-export against a tampered Postgres', () 
   const cli = (...args: string[]) => flexCli(env(), ...args);
 
   beforeAll(async () => {
-    db = await createTestDatabase('audit_chain');
-    const config = loadConfig({
+    ({ db, flex, pg } = await startPostgresFlex('audit_chain', {
       FLEX_API_TOKENS: TOKENS,
-      FLEX_LOG_LEVEL: 'silent',
-      PORT: '0',
-      FLEX_DATABASE_URL: db.url,
-      FLEX_NATS_URL: natsTestUrl(),
-      FLEX_NATS_PREFIX: testPrefix('audit'),
       FLEX_CHAIN_SIGNING_KEY: KEY,
-    });
-    flex = await startEmbedded({ config, dataDir: null, agents: true });
-    pg = new Client({ connectionString: db.url });
-    await pg.connect();
+    }));
     // What an attacker with the database's superuser does: triggers (append-only) off, this session only.
     await pg.query(`set session_replication_role = replica`);
   }, 90_000);

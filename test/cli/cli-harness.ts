@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@flex/runtime';
-import { FlexClient } from '@flex/testing';
+import { Client } from 'pg';
+import { createTestDatabase, FlexClient, natsTestUrl, testPrefix, type TestDatabase } from '@flex/testing';
 import { startEmbedded, type EmbeddedFlex } from '../../apps/flex/src/embedded/embedded';
 import { envelopeWithPolicies } from '../integration/embedded-run';
 
@@ -101,3 +102,23 @@ export async function startCliFlex(): Promise<CliFlex> {
 
 /** The run id `flex run` prints first on stderr (`run <id>`). */
 export const runIdOf = (stderr: string): string => /^run (\S+)/m.exec(stderr)?.[1] as string;
+
+/** An embedded Flex on a real Postgres (its own test database) and NATS, and a client of that database. */
+export async function startPostgresFlex(
+  name: string,
+  env: Record<string, string>,
+): Promise<{ db: TestDatabase; flex: EmbeddedFlex; pg: Client }> {
+  const db = await createTestDatabase(name);
+  const config = loadConfig({
+    FLEX_LOG_LEVEL: 'silent',
+    PORT: '0',
+    FLEX_DATABASE_URL: db.url,
+    FLEX_NATS_URL: natsTestUrl(),
+    FLEX_NATS_PREFIX: testPrefix(name),
+    ...env,
+  });
+  const flex = await startEmbedded({ config, dataDir: null, agents: true });
+  const pg = new Client({ connectionString: db.url });
+  await pg.connect();
+  return { db, flex, pg };
+}

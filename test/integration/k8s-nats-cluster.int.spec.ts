@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { identityInboxPrefix, NatsEventBus } from '@flex/bus';
 import { parseNatsTable, renderNatsServerConfig } from '@flex/runtime';
-import { freePort, startNats, type NatsTestServer } from '@flex/testing';
+import { freePort, startNats, waitFor, type NatsTestServer } from '@flex/testing';
 import { connect } from 'nats';
 import { kustomizationObjects, read } from '../deploy-manifests';
 
@@ -20,6 +20,13 @@ const ROOT = join(__dirname, '..', '..');
 const objects = kustomizationObjects('deploy/k8s').map((d) => d.obj);
 const configMap = (name: string, key: string): string =>
   objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === name)?.data?.[key];
+
+/** What nats-server's /jsz says of the JetStream meta group (the leader lists the replicas). */
+interface Meta {
+  cluster_size?: number;
+  leader?: string;
+  replicas?: { name: string; current?: boolean }[];
+}
 
 describe('the k8s JetStream cluster configuration on nats-server', () => {
   const servers: NatsTestServer[] = [];
@@ -76,6 +83,30 @@ describe('the k8s JetStream cluster configuration on nats-server', () => {
     for (const r of started) if (r.status === 'fulfilled') servers.push(r.value);
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
+    // Each server answers JetStream once a meta leader is elected, which 2 of 3 suffice for; a
+    // 3-replica stream needs all three peers current in the meta group, so wait for that.
+    let meta: unknown;
+    await waitFor(
+      async () => {
+        const jsz = await Promise.all(
+          httpPorts.map(
+            (p) =>
+              fetch(`http://127.0.0.1:${p}/jsz`).then((r) => r.json()) as Promise<{ meta_cluster?: Meta }>,
+          ),
+        );
+        meta = jsz.map((j) => j.meta_cluster);
+        // Only the leader lists the replicas; every server must know the same leader.
+        const leader = jsz.find((j) => j.meta_cluster?.replicas);
+        return (
+          jsz.every(
+            (j) =>
+              j.meta_cluster?.cluster_size === 3 && j.meta_cluster.leader === leader?.meta_cluster?.leader,
+          ) && leader?.meta_cluster?.replicas?.filter((r) => r.current).length === 2
+        );
+      },
+      30_000,
+      () => `the meta group never had 3 current peers: ${JSON.stringify(meta)}`,
+    );
   }, 90_000);
 
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { RunPage } from './views/run-page';
 import { RunsPage } from './views/runs-page';
 import { SandboxPage } from './views/sandbox-page';
 import { TokenForm } from './views/token-form';
+import { WhatIfPage } from './views/what-if-page';
 
 /** The dashboard: a token first, then the page the URL's fragment names. */
 export function App() {
@@ -66,6 +67,8 @@ function Page({ route, api, sandbox }: { route: Route; api: FlexApi; sandbox: bo
       return <EditorPage api={api} sandbox={sandbox} />;
     case 'capabilities':
       return <CapabilitiesPage api={api} />;
+    case 'what-if':
+      return <WhatIfPage api={api} />;
     case 'sandbox':
       return sandbox ? <SandboxPage api={api} /> : <SandboxOff />;
     case 'inspect':
@@ -77,6 +80,7 @@ const LINKS: Array<{ label: string; route: Route; pages: Array<Route['page']>; s
   { label: 'Runs', route: { page: 'runs' }, pages: ['runs', 'run'] },
   { label: 'New run', route: { page: 'new' }, pages: ['new'] },
   { label: 'Capabilities', route: { page: 'capabilities' }, pages: ['capabilities'] },
+  { label: 'Policy what-if', route: { page: 'what-if' }, pages: ['what-if'] },
   { label: 'Sandbox', route: { page: 'sandbox' }, pages: ['sandbox', 'inspect'], sandbox: true },
 ];
 

@@ -7,6 +7,7 @@ export type Route =
   | { page: 'run'; runId: string; nodeId?: string }
   | { page: 'new' }
   | { page: 'capabilities' }
+  | { page: 'what-if' }
   | { page: 'sandbox' }
   | { page: 'inspect'; runId?: string };
 
@@ -22,6 +23,8 @@ export function parseRoute(hash: string): Route {
       return { page: 'new' };
     case 'capabilities':
       return { page: 'capabilities' };
+    case 'policy-what-if':
+      return { page: 'what-if' };
     case 'sandbox':
       if (parts[1] === 'inspect') return { page: 'inspect', runId: parts[2] };
       return { page: 'sandbox' };
@@ -45,6 +48,8 @@ export function routeHref(route: Route): string {
       return '#/new';
     case 'capabilities':
       return '#/capabilities';
+    case 'what-if':
+      return '#/policy-what-if';
     case 'sandbox':
       return '#/sandbox';
     case 'inspect':

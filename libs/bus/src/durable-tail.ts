@@ -1,4 +1,5 @@
 import type { Checkpoint, StoredEvent } from '@flex/event-store';
+import type { CheckpointBeat } from './checkpoint-beat';
 import type { ParsedConsumeOptions } from './consume-options';
 import { runDelivery, type RawDelivery } from './delivery-runner';
 import { describe } from './errors';
@@ -18,8 +19,11 @@ export interface TailSettings {
   maxPending: number;
   /** Ids of acked events remembered to drop a re-read duplicate. */
   rememberAcked: number;
-  /** Acks gathered this long into one checkpoint write (saved at once on stop and close). */
-  checkpointDelayMs: number;
+  /**
+   * The bus's clock for checkpoint writes: acks are gathered until its next beat into one write
+   * (saved at once on stop and close), and every durable's due save goes out together.
+   */
+  beat: CheckpointBeat;
   logger: BusLogger;
 }
 
@@ -45,7 +49,7 @@ export interface TailWorker {
  * persisted checkpoint, whose deliveries are shared by every worker (consume() call) on it.
  * The checkpoint it persists only ever passes events that are settled, and settled contiguously
  * from the start of the window: a crash redelivers everything not yet acked. Acks are gathered for
- * `checkpointDelayMs` into one write, so a crash also redelivers what was acked in that last moment
+ * the bus's checkpoint delay into one write, so a crash also redelivers what was acked in that last moment
  * but not yet saved: at least once, as before (handlers are idempotent by key).
  */
 export class DurableTail {
@@ -61,7 +65,8 @@ export class DurableTail {
   /** Reading paused because the window is full; resumes once it has drained to half. */
   private windowFull = false;
   private saving: Promise<void> | undefined;
-  private saveTimer: NodeJS.Timeout | undefined;
+  /** Cancels the save waiting for the next beat. */
+  private cancelSave: (() => void) | undefined;
   /** The checkpoint last loaded or saved. */
   private persisted: Checkpoint | undefined;
   private nextWorker = 0;
@@ -115,8 +120,8 @@ export class DurableTail {
 
   /** Saves the gathered checkpoint now, and waits until nothing is being saved. */
   private async flush(): Promise<void> {
-    clearTimeout(this.saveTimer);
-    this.saveTimer = undefined;
+    this.cancelSave?.();
+    this.cancelSave = undefined;
     this.save();
     while (this.saving) await this.saving;
   }
@@ -272,23 +277,22 @@ export class DurableTail {
     if (!oldest.done) this.acked.delete(oldest.value);
   }
 
-  /** Gathers the acks of the next `checkpointDelayMs` into one write. */
+  /** Gathers the acks until the next beat (at most the bus's checkpoint delay) into one write. */
   private saveSoon(): void {
-    if (this.saveTimer || this.saving) return;
+    if (this.cancelSave || this.saving) return;
     if (this.closed) return this.save();
-    this.saveTimer = setTimeout(() => {
-      this.saveTimer = undefined;
+    this.cancelSave = this.settings.beat.soon(() => {
+      this.cancelSave = undefined;
       this.save();
-    }, this.settings.checkpointDelayMs);
-    this.saveTimer.unref();
+    });
   }
 
   /** One save at a time; a save that finds a newer checkpoint when done saves that one soon. */
   private save(): void {
     const target = this.committed;
     if (this.saving || target === undefined || sameCheckpoint(target, this.persisted)) return;
-    this.saving = this.log
-      .saveCheckpoint(this.checkpointName, target)
+    this.saving = this.settings.beat
+      .save(this.checkpointName, target)
       .then(() => void (this.persisted = target))
       .catch((error: unknown) =>
         this.settings.logger.warn('saving a consumer checkpoint failed', {

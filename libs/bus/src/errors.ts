@@ -96,6 +96,19 @@ export class NoRespondersError extends MessagingError {
   }
 }
 
+/** JetStream ended a pull request with a status other than "no messages" or "expired" (409 consumer deleted, 400…). */
+export class PullRefusedError extends Error {
+  override readonly name = 'PullRefusedError';
+  readonly code = 'PULL_REFUSED';
+  readonly retryable = true;
+  constructor(
+    readonly status: number,
+    description: string,
+  ) {
+    super(`pull request ended with status ${status}${description ? ` (${description})` : ''}`);
+  }
+}
+
 /** No reply within the timeout; the request may or may not have been handled. */
 export class RequestTimeoutError extends MessagingError {
   override name = 'RequestTimeoutError';

@@ -47,6 +47,7 @@ export {
   NoRespondersError,
   PermissionDeniedError,
   PublishFailedError,
+  PullRefusedError,
   RemoteError,
   RequestTimeoutError,
   toWireError,

@@ -1,5 +1,7 @@
 import type { Checkpoint, StoredEvent } from '@flex/event-store';
-import type { EventLog, EventLogPage } from './types';
+import type { EventLog, EventLogPage, LogFollower } from './types';
+
+type FedPage = Parameters<LogFollower['committed']>[0];
 
 export interface WindowRead {
   page: EventLogPage;
@@ -46,6 +48,29 @@ export class LogWindow {
   /** Something was published (or may have been committed): the next short page must be read anew. */
   invalidate(): void {
     this.epoch++;
+  }
+
+  /**
+   * Events the store, its database's sole writer, just committed, with their checkpoints. There every
+   * transaction runs after the last one committed (one session), so positions, taken from a sequence,
+   * and transaction ids both grow in commit order: no event can lie between the window's end and the
+   * event with the next position. The events that continue the window so are taken, in memory; from
+   * the first one further on (a sequence value a failed append burnt, or a commit not told) the rest
+   * is left to a read. Returns whether the window now reaches every event of the page.
+   */
+  feed(page: FedPage): boolean {
+    let last = this.end();
+    if (!last) return false;
+    let i = 0;
+    while (i < page.events.length && compareCheckpoints(page.checkpoints[i], last) <= 0) i++;
+    for (; i < page.events.length; i++) {
+      const at = page.checkpoints[i];
+      if (at.position !== last.position + 1 || compareCheckpoints(at, last) <= 0) break;
+      this.pushOne(page.events[i], at);
+      last = at;
+    }
+    this.trim();
+    return i === page.events.length;
   }
 
   async read(after: Checkpoint, limit: number): Promise<WindowRead> {
@@ -151,10 +176,14 @@ export class LogWindow {
   private push(page: EventLogPage, from: number): void {
     for (let i = from; i < page.events.length; i++) {
       const after = page.checkpoints?.[i] ?? (i === page.events.length - 1 ? page.checkpoint : undefined);
-      this.events.push(page.events[i]);
-      this.afters.push(after);
-      if (after) this.index.set(key(after), this.dropped + this.events.length);
+      this.pushOne(page.events[i], after);
     }
+  }
+
+  private pushOne(event: StoredEvent, after: Checkpoint | undefined): void {
+    this.events.push(event);
+    this.afters.push(after);
+    if (after) this.index.set(key(after), this.dropped + this.events.length);
   }
 
   /** Keeps the most recent `capacity` events (a little more, to start at a known checkpoint). */

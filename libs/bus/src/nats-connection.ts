@@ -53,6 +53,13 @@ const RECONNECT = {
   waitOnFirstConnect: true,
 } as const satisfies ConnectionOptions;
 
+/**
+ * No stack captured when every request and timer starts: nats.js builds an Error up front for each
+ * (to enrich a timeout that rarely comes), a cost on every agent call, registry question and
+ * JetStream publish. Errors keep their code and message.
+ */
+const NO_ASYNC_TRACES = { noAsyncTraces: true } as const satisfies ConnectionOptions;
+
 /** nats.js connection options for `servers`, as `name`, authenticated as `auth` says. Fails fast. */
 export function natsConnectionOptions(
   servers: string,
@@ -64,7 +71,7 @@ export function natsConnectionOptions(
     throw new InvalidBusOptionsError('give one of a NATS password, an NKey seed or a credentials file');
   if ((auth.password !== undefined || auth.nkeySeed !== undefined) && auth.user === undefined)
     throw new InvalidBusOptionsError('a NATS password or NKey seed needs the identity name (user)');
-  const options: ConnectionOptions = { servers, name, ...RECONNECT };
+  const options: ConnectionOptions = { servers, name, ...RECONNECT, ...NO_ASYNC_TRACES };
   if (auth.user !== undefined) options.inboxPrefix = identityInboxPrefix(auth.user);
   if (auth.password !== undefined) Object.assign(options, { user: auth.user, pass: auth.password });
   if (auth.nkeySeed !== undefined)

@@ -5,10 +5,12 @@ const reconnect = {
   reconnectTimeWait: 250,
   reconnectJitter: 250,
   waitOnFirstConnect: true,
+  // No stack captured up front for every request and timer.
+  noAsyncTraces: true,
 };
 
 describe('natsConnectionOptions', () => {
-  it('without credentials: only the servers, the name and quick, jittered, endless reconnects', () => {
+  it('without credentials: only the servers, the name, quick, jittered, endless reconnects and no async traces', () => {
     expect(natsConnectionOptions('nats://n:4222', 'flex-x')).toEqual({
       servers: 'nats://n:4222',
       name: 'flex-x',

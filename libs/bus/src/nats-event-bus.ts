@@ -134,15 +134,8 @@ export class NatsEventBus implements EventBus {
     this.assertOpen();
     const parsed = parseConsumeOptions(options);
     await this.ensureConsumer(parsed);
-    const jsConsumer = await this.js.consumers.get(this.streamName, parsed.durable);
-    const consumer = new NatsPullConsumer(
-      jsConsumer,
-      parsed,
-      handler,
-      this.logger,
-      () => this.nc.isClosed(),
-      () => this.nc.flush(),
-    );
+    const source = { nc: this.nc, stream: this.streamName, durable: parsed.durable };
+    const consumer = new NatsPullConsumer(source, parsed, handler, this.logger);
     this.consumers.add(consumer);
     return {
       stop: async () => {

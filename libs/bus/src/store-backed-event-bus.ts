@@ -1,10 +1,11 @@
 import type { StoredEvent } from '@flex/event-store';
+import { CheckpointBeat } from './checkpoint-beat';
 import { parseConsumeOptions } from './consume-options';
 import { DurableTail, type TailSettings } from './durable-tail';
 import { BusClosedError, describe, InvalidBusOptionsError } from './errors';
 import { LogWindow } from './log-window';
 import { busFallbackLogger, type BusLogger } from './logger';
-import type { ConsumeOptions, Consumer, DeliveryHandler, EventBus, EventLog } from './types';
+import type { ConsumeOptions, Consumer, DeliveryHandler, EventBus, EventLog, LogFollower } from './types';
 
 export interface StoreBackedEventBusOptions {
   /** Safety-net re-read of the log besides publish() wake-ups. Default 1000ms. */
@@ -27,7 +28,9 @@ export const CHECKPOINT_PREFIX = 'bus:';
  * The embedded-mode bus (one process, no NATS), with JetStream's semantics over the event store:
  * events are already in the store when published, so publish() only wakes the consumers and
  * tells the watchers. Each durable tails the log from its persisted checkpoint (see DurableTail),
- * reading through one LogWindow shared by all: each event is read from the store once.
+ * reading through one LogWindow shared by all: each event is read from the store once. When the store
+ * is its database's sole writer (EventLog.follow), what it commits is fed to the window as it commits,
+ * and the log is read only where that cannot be shown to be all of it (see LogWindow.feed).
  */
 export class StoreBackedEventBus implements EventBus {
   private readonly tails = new Map<string, DurableTail>();
@@ -35,6 +38,9 @@ export class StoreBackedEventBus implements EventBus {
   private readonly settings: TailSettings;
   private readonly window: LogWindow;
   private readonly poll: NodeJS.Timeout;
+  private readonly unfollow: (() => void) | undefined;
+  /** The highest position the store told of; -1 when it tells nothing (not a sole writer). */
+  private told = -1;
   private closed = false;
 
   constructor(
@@ -43,25 +49,34 @@ export class StoreBackedEventBus implements EventBus {
   ) {
     const pollIntervalMs = options.pollIntervalMs ?? 1000;
     const windowSize = options.windowSize ?? 1000;
-    this.settings = {
+    const numbers = {
+      pollIntervalMs,
+      windowSize,
       batchSize: options.batchSize ?? 100,
       maxPending: options.maxPending ?? 1000,
-      rememberAcked: 10_000,
       checkpointDelayMs: options.checkpointDelayMs ?? 50,
-      logger: options.logger ?? busFallbackLogger,
     };
-    for (const [key, value] of Object.entries({ pollIntervalMs, windowSize, ...this.settings })) {
-      if (typeof value === 'number' && !(Number.isInteger(value) && value > 0))
+    for (const [key, value] of Object.entries(numbers)) {
+      if (!(Number.isInteger(value) && value > 0))
         throw new InvalidBusOptionsError(`${key} must be a positive integer`);
     }
+    this.settings = {
+      batchSize: numbers.batchSize,
+      maxPending: numbers.maxPending,
+      rememberAcked: 10_000,
+      beat: new CheckpointBeat(log, numbers.checkpointDelayMs),
+      logger: options.logger ?? busFallbackLogger,
+    };
     this.window = new LogWindow(log, windowSize);
     this.poll = setInterval(() => this.wakeAll(), pollIntervalMs);
     this.poll.unref();
+    this.unfollow = log.follow?.(this.follower());
   }
 
   async publish(events: readonly StoredEvent[]): Promise<void> {
     this.assertOpen();
-    this.wakeAll();
+    // What the store told of is in the window already, or was left to a read then.
+    if (this.unfollow === undefined || events.some((event) => event.position > this.told)) this.wakeAll();
     for (const event of events) {
       for (const onEvent of this.watchers.get(event.streamId) ?? []) {
         try {
@@ -106,9 +121,21 @@ export class StoreBackedEventBus implements EventBus {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.poll);
+    this.unfollow?.();
     this.watchers.clear();
     await Promise.all([...this.tails.values()].map((tail) => tail.close()));
     this.tails.clear();
+  }
+
+  private follower(): LogFollower {
+    return {
+      committed: (page) => {
+        this.told = Math.max(this.told, page.checkpoint.position);
+        if (!this.window.feed(page)) this.window.invalidate();
+        for (const tail of this.tails.values()) tail.wake();
+      },
+      unsure: () => this.wakeAll(),
+    };
   }
 
   /** A publish, or the safety-net poll: what the window holds past its end must be read again. */

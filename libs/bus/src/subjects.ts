@@ -126,6 +126,8 @@ export interface RegistrySubjects {
   snapshot: string;
   /** An admin assigns a capability's owner (the gateway's admin endpoint, or the ops identity). */
   assignOwner: string;
+  /** The registry's notice that a change is in its read model (core NATS, no payload that matters). */
+  changed: string;
 }
 
 export function registrySubjects(prefix: string): RegistrySubjects {
@@ -136,6 +138,7 @@ export function registrySubjects(prefix: string): RegistrySubjects {
     deregisterAll: `${base}.deregister.*.*`,
     snapshot: `${base}.snapshot`,
     assignOwner: `${base}.owner.assign`,
+    changed: `${base}.changed`,
   };
 }
 

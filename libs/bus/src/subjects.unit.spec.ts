@@ -52,6 +52,7 @@ describe('subjects', () => {
       deregisterAll: 'flex.registry.deregister.*.*',
       snapshot: 'flex.registry.snapshot',
       assignOwner: 'flex.registry.owner.assign',
+      changed: 'flex.registry.changed',
     });
     expect(registryAgentSubject('flex', 'register', 'writers', 'writer.en')).toBe(
       'flex.registry.register.writers.writer~2Een',

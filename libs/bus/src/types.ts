@@ -95,9 +95,24 @@ export interface EventLogPage extends ReadAllResult {
   checkpoints?: readonly Checkpoint[];
 }
 
+/** Told what the log gains as the store commits it (the shape of @flex/event-store's CommitFollower). */
+export interface LogFollower {
+  /** Committed events in commit order, each with the checkpoint a gap-safe read would give it. */
+  committed(page: ReadAllResult & { checkpoints: readonly Checkpoint[] }): void;
+  /** Something may have committed that will not be told: read the log to know. */
+  unsure(): void;
+}
+
 /** What the store-backed bus needs from the event store: a gap-safe tail and checkpoint storage. */
 export interface EventLog {
   readAll(after: Checkpoint, limit: number): Promise<EventLogPage>;
+  /**
+   * Only when the store is its database's sole writer (embedded PGlite): every commit, as it commits,
+   * so the bus need not read back what was just appended. Returns the function that stops it.
+   */
+  follow?(follower: LogFollower): () => void;
   loadCheckpoint(name: string): Promise<Checkpoint | undefined>;
   saveCheckpoint(name: string, checkpoint: Checkpoint): Promise<void>;
+  /** Several at once, all or none (one statement): the bus gathers its durables' saves into it. */
+  saveCheckpoints?(saves: ReadonlyMap<string, Checkpoint>): Promise<void>;
 }

@@ -89,6 +89,10 @@ export {
   type NormalizeEnvelopeResult,
   type NormalizeEnvelopeOptions,
 } from './normalizer/normalize-envelope';
+export {
+  normalizeRuntimePolicies,
+  type NormalizeRuntimePoliciesResult,
+} from './normalizer/normalize-runtime-policies';
 
 // Secrets: the envelope's marking, and the references the event log holds in their place
 export {
@@ -151,6 +155,8 @@ export {
   ChainProblemSchema,
   ChainVerifyResponseSchema,
   type ChainVerifyResponse,
+  RunArchiveSchema,
+  type RunArchive,
 } from './api/api-audit';
 export {
   ErrorResponseSchema,
@@ -172,6 +178,16 @@ export {
   ReadinessResponseSchema,
   type ReadinessResponse,
 } from './api/api-responses';
+
+export {
+  WHAT_IF_RUNS_MAX,
+  WHAT_IF_RUNS_DEFAULT,
+  PolicyWhatIfRequestSchema,
+  type PolicyWhatIfRequest,
+  WhatIfRunSchema,
+  PolicyWhatIfResponseSchema,
+  type PolicyWhatIfResponse,
+} from './api/api-what-if';
 
 // Plans
 export { PLAN_NODE_KINDS, PlanNodeKindSchema, type PlanNodeKind } from './plan/plan-node-kind';

@@ -21,9 +21,21 @@ interface StatementRow {
   /** One row per inserted event (none inserted: one row with these null). */
   position: string | number | null;
   recorded_at: Date | string | null;
+  /** The xid8 of the transaction that inserted the row, as text (what a gap-safe read's checkpoint says). */
+  xid: string | null;
 }
 
-type InsertedRow = StatementRow & { position: string | number; recorded_at: Date | string };
+type InsertedRow = StatementRow & {
+  position: string | number;
+  recorded_at: Date | string;
+  xid: string;
+};
+
+/** An append's outcome, and for new events the transaction that wrote them (their checkpoints' xid). */
+export interface Appended {
+  result: AppendResult;
+  transactionId?: string;
+}
 
 /** The item's events as JSON text (what is sent), and that JSON read back (what readers will get). */
 interface Encoded {
@@ -46,7 +58,7 @@ export async function appendStatement(
   db: Executor,
   item: AppendItem,
   outbox: boolean,
-): Promise<AppendResult | 'lost_key_race'> {
+): Promise<Appended | 'lost_key_race'> {
   const { streamId, options } = item;
   const key = options.idempotencyKey ?? null;
   const encoded = encode(item);
@@ -107,14 +119,14 @@ export async function appendStatement(
       join chain self on self.ord = p.ord
       join chain before on before.ord = p.ord - 1
       where ${key}::text is null or exists (select from claimed)
-      returning position, version, recorded_at
+      returning position, version, recorded_at, transaction_id
     ),
     outboxed as (
       insert into outbox (position) select position from inserted where ${outbox}::boolean
     )
     select h.version as head, p.stream_id as key_stream, p.positions as key_positions,
       exists (select from accepted) as accepted, exists (select from claimed) as claimed,
-      i.position, i.recorded_at
+      i.position, i.recorded_at, i.transaction_id::text as xid
     from head h
     left join prior p on true
     left join inserted i on true
@@ -127,9 +139,9 @@ async function interpret(
   item: AppendItem,
   encoded: Encoded,
   rows: StatementRow[],
-): Promise<AppendResult | 'lost_key_race'> {
+): Promise<Appended | 'lost_key_race'> {
   const [first] = rows;
-  if (first.key_stream !== null) return duplicateOf(db, item, first);
+  if (first.key_stream !== null) return { result: await duplicateOf(db, item, first) };
   if (!first.accepted) {
     checkExpectedVersion(item.streamId, item.options.expectedVersion, first.head);
     throw new Error(`append to ${item.streamId}: refused at version ${first.head} for no known reason`);
@@ -153,7 +165,8 @@ async function interpret(
       timestamp: toIsoString(row.recorded_at),
     };
   });
-  return { duplicate: false, events, nextVersion: first.head + events.length };
+  const result = { duplicate: false, events, nextVersion: first.head + events.length };
+  return { result, transactionId: stored[0]?.xid };
 }
 
 async function duplicateOf(db: Executor, item: AppendItem, row: StatementRow): Promise<AppendResult> {

@@ -27,6 +27,81 @@ export async function saveCheckpoint(db: Executor, name: string, checkpoint: Che
     .execute();
 }
 
+/** Several checkpoints in one statement (START_CHECKPOINT for a name without a row). */
+export async function loadCheckpoints(
+  db: Executor,
+  names: readonly string[],
+): Promise<Map<string, Checkpoint>> {
+  const rows = names.length
+    ? await db
+        .selectFrom('checkpoints')
+        .select(['name', sql<string>`transaction_id::text`.as('transaction_id'), 'position'])
+        .where('name', 'in', names)
+        .execute()
+    : [];
+  return checkpointMap(names, rows);
+}
+
+/** Saves several checkpoints in one statement (in a projection batch's transaction). */
+export async function saveCheckpoints(db: Executor, saves: ReadonlyMap<string, Checkpoint>): Promise<void> {
+  if (saves.size === 0) return;
+  const rows = [...saves].map(([name, checkpoint]) => {
+    assertCheckpoint(checkpoint);
+    return { name, transaction_id: checkpoint.transactionId, position: checkpoint.position };
+  });
+  await db
+    .insertInto('checkpoints')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.column('name').doUpdateSet((eb) => ({
+        transaction_id: eb.ref('excluded.transaction_id'),
+        position: eb.ref('excluded.position'),
+        updated_at: sql<Date>`now()`,
+      })),
+    )
+    .execute();
+}
+
+/**
+ * Locks several checkpoint rows until the transaction ends (in name order, so two instances locking
+ * overlapping sets cannot deadlock) and returns them; rows are created at the start when missing.
+ */
+export async function lockCheckpoints(
+  trx: Executor,
+  names: readonly string[],
+): Promise<Map<string, Checkpoint>> {
+  const select = () =>
+    trx
+      .selectFrom('checkpoints')
+      .select(['name', sql<string>`transaction_id::text`.as('transaction_id'), 'position'])
+      .where('name', 'in', names)
+      .orderBy('name')
+      .forUpdate()
+      .execute();
+  let rows = await select();
+  if (rows.length < new Set(names).size) {
+    for (const name of names) await ensureCheckpoint(trx, name);
+    rows = await select();
+  }
+  return checkpointMap(names, rows);
+}
+
+function checkpointMap(
+  names: readonly string[],
+  rows: ReadonlyArray<{ name: string; transaction_id: string; position: string | number }>,
+): Map<string, Checkpoint> {
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  return new Map(
+    names.map((name) => {
+      const row = byName.get(name);
+      const at = row
+        ? { transactionId: row.transaction_id, position: toPosition(row.position) }
+        : START_CHECKPOINT;
+      return [name, at];
+    }),
+  );
+}
+
 /**
  * Loads a checkpoint and locks its row until the transaction ends, creating it at the start when
  * missing. A second instance blocks here, then reads the checkpoint the first one committed, so

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { createDatabase } from './database';
 import { EventStore } from './event-store';
 import { migrateToLatest } from './migrate';
+import { startPostgres } from '@flex/testing';
 import { newEvent, uniqueStream } from './store.spec-helper';
 
 describe('createDatabase', () => {
@@ -96,4 +97,36 @@ describe('createDatabase', () => {
       await close();
     }
   });
+});
+
+describe('createDatabase on a Postgres that restarts', () => {
+  it('survives connections cut mid-query and mid-transaction (the queries fail), then dials again', async () => {
+    // A server of its own, crash-safe so that a commit acknowledged before the crash is kept.
+    const server = await startPostgres({ crashSafeCommits: true });
+    const database = await createDatabase({ url: server.url, poolSize: 4 });
+    try {
+      await sql`create table kept (n int)`.execute(database.db);
+      await sql`insert into kept values (1)`.execute(database.db);
+      // Checked-out clients when the server goes: a transaction holding its connection, a query running.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const transaction = database.db.transaction().execute(async (trx) => {
+        await sql`insert into kept values (2)`.execute(trx);
+        await held;
+        await sql`select 1`.execute(trx);
+      });
+      const sleeping = sql`select pg_sleep(30)`.execute(database.db);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await server.crash();
+      release();
+      await expect(sleeping).rejects.toThrow();
+      await expect(transaction).rejects.toThrow();
+      await server.revive();
+      const { rows } = await sql<{ n: number }>`select n from kept order by n`.execute(database.db);
+      expect(rows).toEqual([{ n: 1 }]);
+    } finally {
+      await database.close();
+      await server.stop();
+    }
+  }, 120_000);
 });

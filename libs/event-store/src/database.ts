@@ -1,10 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import { Pool } from 'pg';
 import { DatabaseConfigError } from './errors';
 import type { EventStoreDatabase } from './event-store.table';
+import { PGliteWorkerClient } from './pglite-worker-client';
 import { TurnTakingPGlite } from './turn-taking-pglite';
 
 export interface DatabaseConfig {
@@ -14,7 +16,14 @@ export interface DatabaseConfig {
   dataDir?: string;
   /** pg pool size (Postgres only). Default 10. */
   poolSize?: number;
+  /**
+   * Where PGlite runs: in a worker thread of its own (default), so the database and the services use
+   * two cores, or on the calling thread (FLEX_PGLITE_THREAD=main; docs/BENCHMARKS.md compares them).
+   */
+  pgliteThread?: PGliteThread;
 }
+
+export type PGliteThread = 'worker' | 'main';
 
 export interface FlexDatabase {
   /**
@@ -32,18 +41,26 @@ export interface FlexDatabase {
  * Opens the database: Postgres through a pg pool when `url` is given, else an embedded PGlite.
  * PGlite is a single connection: kysely-pglite-dialect hands it to one Kysely connection at a time,
  * so concurrent transactions queue instead of interleaving, and each statement starts on a turn of
- * the event loop of its own (TurnTakingPGlite), so HTTP is served between them. The catch: code that,
+ * the event loop of its own, so HTTP is served between them (its result comes back from the worker
+ * thread as a message; on the main thread, TurnTakingPGlite yields first). The catch: code that,
  * inside a transaction, awaits a query on the outer `db` instead of the transaction waits for ever.
  */
 export async function createDatabase(config: DatabaseConfig): Promise<FlexDatabase> {
   if (config.url) return openPostgres(config.url, poolSize(config.poolSize));
-  return openPglite(config.dataDir);
+  return openPglite(config.dataDir, config.pgliteThread ?? 'worker');
 }
 
 async function openPostgres(url: string, max: number): Promise<FlexDatabase> {
-  const pool = new Pool({ connectionString: url, max });
-  // An idle client losing its connection emits 'error' on the pool; unhandled, that kills the process.
+  // pg's default closes a connection idle for 10 s: between bursts of runs the pool shrank and the
+  // next burst dialled again (a new backend, authentication, a cold plan cache: about 0.25 new
+  // connections per run in bench/profile-distributed.js). A minute keeps them through a lull; idle
+  // ones do not keep a process alive that has nothing else to do.
+  const pool = new Pool({ connectionString: url, max, idleTimeoutMillis: 60_000, allowExitOnIdle: true });
+  // A client losing its connection emits 'error': an idle one on the pool, a checked-out one (a query
+  // or transaction under way, when Postgres restarts) on itself, its queries failing with the error
+  // too. Unhandled, either kills the process; the pool drops the broken client, the next query dials.
   pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<EventStoreDatabase>({ dialect: new PostgresDialect({ pool }) });
   try {
     await sql`select 1`.execute(db);
@@ -54,15 +71,33 @@ async function openPostgres(url: string, max: number): Promise<FlexDatabase> {
   return { db, kind: 'postgres', close: once(() => db.destroy()) };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<FlexDatabase> {
+async function openPglite(dataDir: string | undefined, thread: PGliteThread): Promise<FlexDatabase> {
   if (dataDir !== undefined) {
     if (dataDir.trim() === '') throw new DatabaseConfigError('dataDir must not be empty');
     await mkdir(dataDir, { recursive: true });
   }
-  const pglite = new TurnTakingPGlite(dataDir === undefined ? {} : { dataDir: resolve(dataDir) });
-  await pglite.waitReady;
+  const options = dataDir === undefined ? {} : { dataDir: resolve(dataDir) };
+  const pglite = thread === 'worker' ? await startWorker(options) : await startInThread(options);
   const db = new Kysely<EventStoreDatabase>({ dialect: new PGliteDialect(pglite) });
   return { db, kind: 'pglite', close: once(() => db.destroy()) };
+}
+
+async function startInThread(options: { dataDir?: string }): Promise<PGlite> {
+  const pglite = new TurnTakingPGlite(options);
+  await pglite.waitReady;
+  return pglite;
+}
+
+/** The dialect declares PGlite, and calls `query(sql, params)` and `close()` only: what the client has. */
+async function startWorker(options: { dataDir?: string }): Promise<PGlite> {
+  const client = new PGliteWorkerClient(options);
+  try {
+    await client.ready;
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+  return client as unknown as PGlite;
 }
 
 function poolSize(value: number | undefined): number {

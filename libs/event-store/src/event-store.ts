@@ -3,12 +3,14 @@ import { ATTR, inChildSpan } from '@flex/tracing';
 import { AppendItem, validateAppend } from './append';
 import type { ChainedEvent } from './chain';
 import { readChain } from './chain-read';
-import { InvalidArgumentError } from './errors';
+import { EventStoreError, InvalidArgumentError } from './errors';
 import { assertCheckpoint } from './checkpoints';
 import type { EventStoreDatabase } from './event-store.table';
-import { GroupCommitter } from './group-commit';
+import { GroupCommitter, type CommittedEvents } from './group-commit';
 import { storeFallbackLogger, type StoreLogger } from './logger';
+import { RecentStreams } from './recent-streams';
 import { deleteOutbox } from './outbox';
+import { OutboxSweep } from './outbox-sweep';
 import {
   currentStreamVersion,
   maxPosition,
@@ -28,6 +30,11 @@ export interface EventStoreOptions {
    * the relay publishes them later. It never fails the append.
    */
   afterCommit?: (events: StoredEvent[]) => Promise<void> | void;
+  /**
+   * With an outbox: the rows of what afterCommit published are removed together, at most this long
+   * after (one DELETE for every append published meanwhile; see OutboxSweep). Default 50.
+   */
+  outboxSweepMs?: number;
   logger?: StoreLogger;
   /** Attempts for an append that lost a race it can retry (an `any` append, a deadlock). Default 5. */
   maxAttempts?: number;
@@ -35,6 +42,23 @@ export interface EventStoreOptions {
   maxGroup?: number;
   /** Group transactions in flight at once at most. Default 4. */
   maxInFlight?: number;
+  /**
+   * No one else appends to this database (PGlite, which one process opens): the store then keeps the
+   * last events it appended to recent streams (committedAfter), so a reader of a stream's tail need
+   * not read back what was just written. Never set it for a server database.
+   */
+  soleWriter?: boolean;
+}
+
+/**
+ * Told by a sole writer's store what its log gained, as it commits: a reader of the log (the
+ * embedded bus) can take committed events from here instead of reading them back.
+ */
+export interface CommitFollower {
+  /** Events committed by one group, in commit order, each with the checkpoint a gap-safe read gives. */
+  committed(page: ReadAllPage): void;
+  /** An append failed in a way that may have committed (not a refusal): read the log to know. */
+  unsure(): void;
 }
 
 const APPEND_ATTRIBUTES = { [ATTR.dbSystem]: 'postgresql', [ATTR.dbOperation]: 'append' };
@@ -46,6 +70,11 @@ export class EventStore {
   readonly #afterCommit?: (events: StoredEvent[]) => Promise<void> | void;
   readonly #logger: StoreLogger;
   readonly #groups: GroupCommitter;
+  readonly #recent: RecentStreams | undefined;
+  readonly #followers = new Set<CommitFollower>();
+  /** No one else appends to this database (EventStoreOptions.soleWriter). */
+  readonly soleWriter: boolean;
+  readonly #sweep: OutboxSweep | undefined;
 
   /** Where the store, and the runners reading it (projections, outbox relay), report what they handle. */
   get logger(): StoreLogger {
@@ -57,12 +86,20 @@ export class EventStore {
     this.#outbox = options.outbox ?? false;
     this.#afterCommit = options.afterCommit;
     this.#logger = options.logger ?? storeFallbackLogger;
+    this.soleWriter = options.soleWriter ?? false;
+    this.#recent = this.soleWriter ? new RecentStreams(512, 8) : undefined;
+    const sweepMs = options.outboxSweepMs ?? 50;
+    if (!Number.isSafeInteger(sweepMs) || sweepMs < 0)
+      throw new InvalidArgumentError(`outboxSweepMs must be an integer >= 0, got ${sweepMs}`);
+    this.#sweep = this.#outbox
+      ? new OutboxSweep((positions) => this.markPublished(positions), sweepMs, this.#logger)
+      : undefined;
     this.#groups = new GroupCommitter(db, {
       outbox: this.#outbox,
       maxAttempts: options.maxAttempts ?? 5,
       maxGroup: options.maxGroup ?? 100,
       maxInFlight: options.maxInFlight ?? 4,
-      publish: (events) => this.#publish(events),
+      publish: (committed) => this.#publish(committed),
     });
   }
 
@@ -75,16 +112,47 @@ export class EventStore {
     validateAppend(item);
     const attributes = { ...APPEND_ATTRIBUTES, [ATTR.streamId]: streamId, [ATTR.eventCount]: events.length };
     return inChildSpan('event_store.append', { attributes }, async () => {
-      const [result] = await this.#groups.submit([item]);
+      const [result] = await this.#submit([item]);
       return result;
     });
+  }
+
+  async #submit(items: ReadonlyArray<AppendItem>): Promise<AppendResult[]> {
+    try {
+      return await this.#groups.submit(items);
+    } catch (error) {
+      // A refusal wrote nothing, but a lost connection at commit may have written: forget the stream.
+      for (const item of items) this.#recent?.forget(item.streamId);
+      if (!(error instanceof EventStoreError)) this.#tell((follower) => follower.unsure());
+      throw error;
+    }
+  }
+
+  /**
+   * The stream's events after `version`, from what this store appended, when it is its database's
+   * sole writer and appended them lately (see EventStoreOptions.soleWriter); undefined otherwise (read
+   * the stream). The events are those the append returned: treat them as read-only.
+   */
+  committedAfter(streamId: string, version: number): StoredEvent[] | undefined {
+    return this.#recent?.after(streamId, version);
+  }
+
+  /**
+   * Tells `follower` what this store commits from now on, before the appends resolve and before
+   * afterCommit. Only for a sole writer (otherwise others' commits would be missing): throws else.
+   * Returns the function that stops it.
+   */
+  follow(follower: CommitFollower): () => void {
+    if (!this.soleWriter) throw new InvalidArgumentError('only a sole writer can be followed');
+    this.#followers.add(follower);
+    return () => void this.#followers.delete(follower);
   }
 
   /** Every item in one transaction, all or nothing; results in item order. */
   async appendBatch(items: ReadonlyArray<AppendItem>): Promise<AppendResult[]> {
     items.forEach(validateAppend);
     if (items.length === 0) return [];
-    return this.#groups.submit(items);
+    return this.#submit(items);
   }
 
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]> {
@@ -112,12 +180,33 @@ export class EventStore {
     return maxPosition(this.#db);
   }
 
+  /** Removes at once the outbox rows that wait for the sweep (on close: else the relay republishes them). */
+  flushPublished(): Promise<void> {
+    return this.#sweep?.flush() ?? Promise.resolve();
+  }
+
   /** Removes the outbox rows of events that have been published. */
   markPublished(positions: readonly number[]): Promise<void> {
     return deleteOutbox(this.#db, positions);
   }
 
-  async #publish(events: StoredEvent[]): Promise<void> {
+  /** A follower's failure is its own: it never fails an append, nor keeps the others from being told. */
+  #tell(tell: (follower: CommitFollower) => void): void {
+    for (const follower of this.#followers) {
+      try {
+        tell(follower);
+      } catch (error) {
+        this.#logger.warn('a commit follower failed', { error });
+      }
+    }
+  }
+
+  async #publish({ events, checkpoints }: CommittedEvents): Promise<void> {
+    this.#recent?.record(events);
+    if (events.length > 0 && this.#followers.size > 0) {
+      const page = { events, checkpoints, checkpoint: checkpoints[checkpoints.length - 1] };
+      this.#tell((follower) => follower.committed(page));
+    }
     if (!this.#afterCommit || events.length === 0) return;
     const positions = events.map((event) => event.position);
     try {
@@ -127,13 +216,7 @@ export class EventStore {
       this.#logger.warn(`afterCommit failed; ${note}`, { error, positions });
       return;
     }
-    if (!this.#outbox) return;
-    await this.markPublished(positions).catch((error: unknown) => {
-      this.#logger.warn('could not clear published outbox rows; the relay will publish them again', {
-        error,
-        positions,
-      });
-    });
+    this.#sweep?.add(positions);
   }
 }
 

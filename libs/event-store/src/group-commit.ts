@@ -1,10 +1,16 @@
 import type { AppendItem } from './append';
-import { appendStatement } from './append-statement';
+import { appendStatement, type Appended } from './append-statement';
 import { ConcurrencyConflictError, DuplicateEventIdError, EventStoreError } from './errors';
 import type { Executor } from './read';
 import { Group, GroupQueue } from './group-queue';
 import { DEADLOCK_DETECTED, SERIALIZATION_FAILURE, sqlState, UNIQUE_VIOLATION } from './sql-state';
-import type { AppendResult, StoredEvent } from './types';
+import type { AppendResult, Checkpoint, StoredEvent } from './types';
+
+/** The new events of a committed group in commit order, each with the checkpoint right after it. */
+export interface CommittedEvents {
+  events: StoredEvent[];
+  checkpoints: Checkpoint[];
+}
 
 export interface GroupCommitOptions {
   outbox: boolean;
@@ -15,7 +21,7 @@ export interface GroupCommitOptions {
   /** Transactions in flight at once at most (PGlite runs one at a time whatever this says). */
   maxInFlight: number;
   /** Called once per committed group with its new events, before the appends resolve; never throws. */
-  publish(events: StoredEvent[]): Promise<void>;
+  publish(committed: CommittedEvents): Promise<void>;
 }
 
 /** What is committed all or nothing: one append, or the items of one appendBatch. */
@@ -25,7 +31,7 @@ interface Unit {
   reject(error: unknown): void;
 }
 
-type Outcome = { results: AppendResult[] } | { error: unknown };
+type Outcome = { results: Appended[] } | { error: unknown };
 
 /**
  * Group commit. Appends arriving while `maxInFlight` transactions are in flight wait and share the
@@ -119,7 +125,7 @@ export class GroupCommitter {
         if (unit.items.length === 1) return { results: [await this.#appendItem(this.#db, unit.items[0])] };
         return {
           results: await this.#db.transaction().execute(async (trx) => {
-            const results: AppendResult[] = [];
+            const results: Appended[] = [];
             for (const item of unit.items) results.push(await this.#appendItem(trx, item));
             return results;
           }),
@@ -134,7 +140,7 @@ export class GroupCommitter {
   }
 
   /** The statement, again while it finds its key taken by a writer that committed after it began. */
-  async #appendItem(db: Executor, item: AppendItem): Promise<AppendResult> {
+  async #appendItem(db: Executor, item: AppendItem): Promise<Appended> {
     for (let attempt = 1; ; attempt++) {
       const result = await appendStatement(db, item, this.#options.outbox);
       if (result !== 'lost_key_race') return result;
@@ -143,21 +149,28 @@ export class GroupCommitter {
   }
 
   async #settle(group: Unit[], outcomes: Outcome[]): Promise<void> {
-    const fresh = outcomes.flatMap((o) => ('results' in o ? o.results.flatMap(newEvents) : []));
+    const committed: CommittedEvents = { events: [], checkpoints: [] };
+    for (const outcome of outcomes)
+      if ('results' in outcome) outcome.results.forEach((a) => add(committed, a));
     try {
-      await this.#options.publish(fresh);
+      await this.#options.publish(committed);
     } finally {
       group.forEach((unit, i) => {
         const outcome = outcomes[i];
-        if ('results' in outcome) unit.resolve(outcome.results);
+        if ('results' in outcome) unit.resolve(outcome.results.map((appended) => appended.result));
         else unit.reject(outcome.error);
       });
     }
   }
 }
 
-function newEvents(result: AppendResult): StoredEvent[] {
-  return result.duplicate ? [] : result.events;
+/** An append's new events (a duplicate has none), with their checkpoints. */
+function add(committed: CommittedEvents, { result, transactionId }: Appended): void {
+  if (result.duplicate || transactionId === undefined) return;
+  for (const event of result.events) {
+    committed.events.push(event);
+    committed.checkpoints.push({ transactionId, position: event.position });
+  }
 }
 
 function gaveUp(attempt: number, cause: unknown): ConcurrencyConflictError {

@@ -12,10 +12,11 @@ export {
   ProjectionFailedError,
 } from './errors';
 export { createDatabase, type DatabaseConfig, type FlexDatabase } from './database';
+export { isDatabaseUnavailable } from './database-unavailable';
 export { migrateToLatest } from './migrate';
 export { eventStoreMigrations } from './migrations';
 export type { EventStoreDatabase } from './event-store.table';
-export { EventStore, type EventStoreOptions } from './event-store';
+export { EventStore, type CommitFollower, type EventStoreOptions } from './event-store';
 export type { AppendItem } from './append';
 export { readStreamEvents, type ReadStreamOptions, type ReadAllPage } from './read';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
@@ -54,3 +55,22 @@ export {
   type HeadSignature,
   type SignatureCheck,
 } from './chain-export';
+export { ArchiveUnavailableError, DirectoryArchiveStore, type ArchiveStore } from './archive-store';
+export { S3ArchiveStore, type S3ArchiveOptions } from './archive-s3';
+export { archiveName, decodeArchive, encodeArchive, verifyArchive } from './archive-format';
+export {
+  archiveRun,
+  ArchiveVerifyError,
+  describeFault,
+  type ArchiveHooks,
+  type ArchiveOutcome,
+  type ArchiveRunOptions,
+} from './archive-run';
+export {
+  findArchive,
+  findFinishedRuns,
+  readArchivedChain,
+  storedEvents,
+  type ArchiveRecord,
+} from './archive-read';
+export type { ArchiveDatabase } from './archive.table';

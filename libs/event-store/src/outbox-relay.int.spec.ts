@@ -56,7 +56,26 @@ describe.each(backends)('OutboxRelay on $kind', (backend) => {
       expectedVersion: 'no_stream',
     });
     expect(published).toEqual(events);
-    expect(await countOutbox(t.database.db)).toBe(0);
+    // The rows go with the next sweep (one DELETE per beat for every append published meanwhile).
+    await waitFor(async () => (await countOutbox(t.database.db)) === 0);
+  });
+
+  it('removes the rows of what was published together, and at once on flushPublished', async () => {
+    const store = new EventStore(t.database.db, {
+      outbox: true,
+      afterCommit: () => undefined,
+      outboxSweepMs: 3_600_000,
+    });
+    const before = await countOutbox(t.database.db);
+    await Promise.all(
+      Array.from({ length: 5 }, () =>
+        store.append(uniqueStream(), [newEvent()], { expectedVersion: 'no_stream' }),
+      ),
+    );
+    expect(await countOutbox(t.database.db)).toBe(before + 5);
+    await store.flushPublished();
+    expect(await countOutbox(t.database.db)).toBe(before);
+    expect(() => new EventStore(t.database.db, { outbox: true, outboxSweepMs: -1 })).toThrow(/outboxSweepMs/);
   });
 
   it('with types, relays only those and leaves the rest to the relays that may publish them', async () => {

@@ -23,6 +23,12 @@ const migrations: Record<string, Migration> = {
         .createTable('spec_applied')
         .addColumn('event_id', 'uuid', (c) => c.primaryKey())
         .execute();
+      await db.schema
+        .createTable('spec_seen')
+        .addColumn('projection', 'text', (c) => c.notNull())
+        .addColumn('event_id', 'uuid', (c) => c.notNull())
+        .addPrimaryKeyConstraint('spec_seen_pk', ['projection', 'event_id'])
+        .execute();
     },
   },
 };
@@ -37,7 +43,22 @@ type SpecTables = {
     last_at: Date;
   };
   spec_applied: { event_id: string };
+  spec_seen: { projection: string; event_id: string };
 };
+
+/** Records every event it sees under its name (twice fails loudly); fails on the ids in `failOn`. */
+function seen(name: string, failOn: Set<string>): Projection {
+  return {
+    name,
+    async apply(trx: Transaction<any>, event: StoredEvent) {
+      await trx.insertInto('spec_seen').values({ projection: name, event_id: event.id }).execute();
+      if (failOn.has(event.id)) throw new Error(`poisoned ${event.id}`);
+    },
+    async reset(trx: Transaction<any>) {
+      await trx.deleteFrom('spec_seen').where('projection', '=', name).execute();
+    },
+  };
+}
 
 /** Counts events per stream. Fails on the event ids in `failOn`, after it has written. */
 function streamCounts(failOn: Set<string>): Projection {
@@ -204,6 +225,46 @@ describe.each(backends)('ProjectionRunner on $kind', (backend) => {
     });
     expect(await applied()).toBe(start + total);
     expect(processed[0] + processed[1]).toBe(total);
+  });
+
+  it('catches up projections standing together, and a failing one holds up no other', async () => {
+    const failing = new Set<string>();
+    const [a, b] = [`spec_a_${backend.kind}`, `spec_b_${backend.kind}`];
+    const pair = new ProjectionRunner(t.database.db, store, [seen(a, failing), seen(b, new Set())], {
+      batchSize: 5,
+    });
+    const seenBy = async (name: string) =>
+      Number(
+        (
+          await sql<{
+            n: number;
+          }>`select count(*)::int as n from spec_seen where projection = ${name}`.execute(t.database.db)
+        ).rows[0].n,
+      );
+    const allSeen = async (name: string) => (await seenBy(name)) === (await count());
+    const stream = uniqueStream();
+    await store.append(stream, [newEvent('counted'), newEvent('ignored')], { expectedVersion: 'no_stream' });
+    await catchUpUntil(async () => (await allSeen(a)) && (await allSeen(b)), [pair]);
+    expect(await loadCheckpoint(t.database.db, a)).toEqual(await loadCheckpoint(t.database.db, b));
+
+    const poison = newEvent('counted');
+    failing.add(poison.id);
+    await store.append(stream, [newEvent('counted'), poison, newEvent('counted')], { expectedVersion: 2 });
+    const aBefore = { seen: await seenBy(a), checkpoint: await loadCheckpoint(t.database.db, a) };
+    let error: unknown;
+    await waitFor(async () => {
+      error = await pair.catchUp().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      return error !== undefined && (await allSeen(b));
+    });
+    expect(error).toMatchObject({ code: 'PROJECTION_FAILED', projection: a });
+    expect({ seen: await seenBy(a), checkpoint: await loadCheckpoint(t.database.db, a) }).toEqual(aBefore);
+
+    failing.clear();
+    await catchUpUntil(async () => (await allSeen(a)) && (await allSeen(b)), [pair]);
+    expect(await loadCheckpoint(t.database.db, a)).toEqual(await loadCheckpoint(t.database.db, b));
   });
 
   it('rebuilds from position 0 into identical rows', async () => {

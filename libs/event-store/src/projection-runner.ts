@@ -1,12 +1,19 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import { ensureCheckpoint, loadCheckpoint, lockCheckpoint, saveCheckpoint } from './checkpoints';
+import {
+  ensureCheckpoint,
+  loadCheckpoints,
+  lockCheckpoint,
+  lockCheckpoints,
+  saveCheckpoint,
+  saveCheckpoints,
+} from './checkpoints';
 import { InvalidArgumentError, ProjectionFailedError } from './errors';
 import type { EventStore } from './event-store';
 import type { EventStoreDatabase } from './event-store.table';
 import type { StoreLogger } from './logger';
 import { Poller } from './poller';
 import type { Projection } from './projection';
-import { readAllEvents } from './read';
+import { hasEventsAfter, readAllEvents } from './read';
 import { Checkpoint, START_CHECKPOINT, StoredEvent } from './types';
 
 export interface ProjectionRunnerOptions {
@@ -29,7 +36,6 @@ export interface ProjectionRunnerOptions {
  */
 export class ProjectionRunner {
   readonly #db: Kysely<EventStoreDatabase>;
-  readonly #store: EventStore;
   readonly #projections: ReadonlyMap<string, Projection>;
   readonly #batchSize: number;
   readonly #logger: StoreLogger;
@@ -37,6 +43,11 @@ export class ProjectionRunner {
   readonly #beforeCheckpoint?: ProjectionRunnerOptions['beforeCheckpoint'];
   /** Whether this instance has made sure every projection has a checkpoint row. */
   #registered = false;
+  /**
+   * Each projection's checkpoint as this instance last saw it stored: never ahead of the stored one
+   * (set from a lock or after a commit), so it only serves to group projections and to peek.
+   */
+  readonly #known = new Map<string, Checkpoint>();
   /** One run at a time per instance: catchUp, rebuild and the poll loop queue here. */
   #queue: Promise<unknown> = Promise.resolve();
 
@@ -47,7 +58,6 @@ export class ProjectionRunner {
     options: ProjectionRunnerOptions = {},
   ) {
     this.#db = db;
-    this.#store = store;
     this.#projections = byName(projections);
     this.#batchSize = positiveInteger('batchSize', options.batchSize ?? 500);
     this.#logger = options.logger ?? store.logger;
@@ -59,20 +69,29 @@ export class ProjectionRunner {
     );
   }
 
-  /** Processes every projection until it is caught up. Returns how many events were processed, summed over projections. */
+  /**
+   * Processes every projection until it is caught up: until its read comes back short of a batch, so
+   * it applied all that read's snapshot let it see (what commits meanwhile is for the next call; a
+   * look for it here cost a statement per call, and a small batch, under a steady flow). Returns how
+   * many events were processed, summed over projections. Projections standing at one checkpoint move
+   * together (one read of each batch, one transaction for all); when that fails, each is tried on its
+   * own, so a failing projection holds up no other, and the first failure is thrown once the others
+   * are caught up.
+   */
   catchUp(): Promise<number> {
     return this.#exclusive(async () => {
       await this.#register();
       let total = 0;
-      const failures: unknown[] = [];
-      for (const projection of this.#projections.values()) {
-        try {
-          for (let n = await this.#batch(projection); n > 0; n = await this.#batch(projection)) total += n;
-        } catch (error) {
-          failures.push(error);
+      const failures = new Map<string, unknown>();
+      for (let full = true; full;) {
+        full = false;
+        for (const group of this.#groups(failures)) {
+          const moved = await this.#groupOrEach(group, failures);
+          total += moved.events;
+          full ||= moved.full;
         }
       }
-      if (failures.length > 0) throw failures[0];
+      if (failures.size > 0) throw failures.values().next().value;
       return total;
     });
   }
@@ -94,10 +113,17 @@ export class ProjectionRunner {
     }
   }
 
-  /** Whether no event at or below `position` lies past any projection's checkpoint. */
+  /**
+   * Whether no event at or below `position` lies past any projection's checkpoint, as this instance
+   * last saw it stored (never ahead of it: a stale one only costs another round), one query per
+   * distinct checkpoint.
+   */
   async #through(position: number): Promise<boolean> {
-    for (const name of this.#projections.keys()) {
-      const at = await loadCheckpoint(this.#db, name);
+    const names = [...this.#projections.keys()];
+    const distinct = new Map(
+      names.map((name) => this.#known.get(name) ?? START_CHECKPOINT).map((at) => [key(at), at]),
+    );
+    for (const at of distinct.values()) {
       const behind = await this.#db
         .selectFrom('events')
         .select('position')
@@ -128,6 +154,7 @@ export class ProjectionRunner {
           total += batch.events.length;
         }
         await saveCheckpoint(trx, name, checkpoint);
+        this.#known.set(name, checkpoint);
         return total;
       }),
     );
@@ -154,22 +181,73 @@ export class ProjectionRunner {
   async #register(): Promise<void> {
     if (this.#registered) return;
     for (const name of this.#projections.keys()) await ensureCheckpoint(this.#db, name);
+    for (const [name, at] of await loadCheckpoints(this.#db, [...this.#projections.keys()]))
+      this.#known.set(name, at);
     this.#registered = true;
   }
 
-  async #batch(projection: Projection): Promise<number> {
-    // Look without a lock first, so an idle poll takes no row lock and burns no transaction id.
-    const peek = await this.#store.readAll(await loadCheckpoint(this.#db, projection.name), 1);
-    if (peek.events.length === 0) return 0;
-    return this.#db.transaction().execute(async (trx) => {
-      const from = await lockCheckpoint(trx, projection.name);
-      const batch = await readAllEvents(trx, from, this.#batchSize);
-      if (batch.events.length === 0) return 0;
-      await this.#applyAll(trx, projection, batch.events);
-      await this.#beforeCheckpoint?.(projection.name, batch.events.length);
-      await saveCheckpoint(trx, projection.name, batch.checkpoint);
-      return batch.events.length;
+  /** The projections not failed this round, grouped by the checkpoint they were last known at. */
+  #groups(failures: ReadonlyMap<string, unknown>): Projection[][] {
+    const groups = new Map<string, Projection[]>();
+    for (const projection of this.#projections.values()) {
+      if (failures.has(projection.name)) continue;
+      const at = key(this.#known.get(projection.name) ?? START_CHECKPOINT);
+      groups.set(at, [...(groups.get(at) ?? []), projection]);
+    }
+    return [...groups.values()];
+  }
+
+  async #groupOrEach(group: Projection[], failures: Map<string, unknown>): Promise<Moved> {
+    try {
+      return await this.#batch(group);
+    } catch (error) {
+      if (group.length === 1) {
+        failures.set(group[0].name, error);
+        return { events: 0, full: false };
+      }
+    }
+    const moved = { events: 0, full: false };
+    for (const projection of group) {
+      const one = await this.#groupOrEach([projection], failures);
+      moved.events += one.events;
+      moved.full ||= one.full;
+    }
+    return moved;
+  }
+
+  /**
+   * One batch for the projections of `group`, in one transaction: lock their checkpoints, read the
+   * next events gap-safe from each distinct one (one read when they stand together), apply, save.
+   */
+  async #batch(group: Projection[]): Promise<Moved> {
+    // Look without a lock first (positions only), so an idle poll takes no row lock, burns no
+    // transaction id and parses no payload. A known checkpoint is never ahead of the stored one, so
+    // a stale one only costs an empty batch.
+    const from = this.#known.get(group[0].name) ?? START_CHECKPOINT;
+    if (!(await hasEventsAfter(this.#db, from))) return { events: 0, full: false };
+    const names = group.map((p) => p.name);
+    const saved = await this.#db.transaction().execute(async (trx) => {
+      const locked = await lockCheckpoints(trx, names);
+      for (const [name, at] of locked) this.#known.set(name, at);
+      const saves = new Map<string, Checkpoint>();
+      let total = 0;
+      let full = false;
+      for (const [at, projections] of byCheckpoint(group, locked)) {
+        const batch = await readAllEvents(trx, at, this.#batchSize);
+        full ||= batch.events.length === this.#batchSize;
+        if (batch.events.length === 0) continue;
+        for (const projection of projections) {
+          await this.#applyAll(trx, projection, batch.events);
+          await this.#beforeCheckpoint?.(projection.name, batch.events.length);
+          saves.set(projection.name, batch.checkpoint);
+          total += batch.events.length;
+        }
+      }
+      await saveCheckpoints(trx, saves);
+      return { saves, total, full };
     });
+    for (const [name, at] of saved.saves) this.#known.set(name, at);
+    return { events: saved.total, full: saved.full };
   }
 
   async #applyAll(
@@ -178,10 +256,14 @@ export class ProjectionRunner {
     events: StoredEvent[],
   ): Promise<void> {
     const handles = projection.handles ? new Set(projection.handles) : undefined;
-    for (const event of events) {
-      if (handles && !handles.has(event.type)) continue;
-      await guard(projection, event.position, () => projection.apply(trx, event));
+    const handled = handles ? events.filter((event) => handles.has(event.type)) : events;
+    const { applyBatch } = projection;
+    if (applyBatch) {
+      if (handled.length > 0)
+        await guard(projection, handled[0].position, () => applyBatch.call(projection, trx, handled));
+      return;
     }
+    for (const event of handled) await guard(projection, event.position, () => projection.apply(trx, event));
   }
 
   #exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -201,6 +283,31 @@ async function guard(
   } catch (error) {
     throw new ProjectionFailedError(projection.name, position, { cause: error });
   }
+}
+
+/** The group's projections by the checkpoint they were locked at (usually one). */
+function byCheckpoint(
+  group: Projection[],
+  locked: ReadonlyMap<string, Checkpoint>,
+): Map<Checkpoint, Projection[]> {
+  const out = new Map<string, { at: Checkpoint; projections: Projection[] }>();
+  for (const projection of group) {
+    const at = locked.get(projection.name) ?? START_CHECKPOINT;
+    const entry = out.get(key(at)) ?? { at, projections: [] };
+    entry.projections.push(projection);
+    out.set(key(at), entry);
+  }
+  return new Map([...out.values()].map((e) => [e.at, e.projections]));
+}
+
+/** Events a catch-up step applied (summed over projections), and whether a read filled its batch. */
+interface Moved {
+  events: number;
+  full: boolean;
+}
+
+function key(at: Checkpoint): string {
+  return `${at.transactionId}:${at.position}`;
 }
 
 function byName(projections: readonly Projection[]): ReadonlyMap<string, Projection> {

@@ -4,6 +4,7 @@ import { evolveRun, initialRunState } from '@flex/run-model';
 import { sql, type Kysely } from 'kysely';
 import { getRunDetail } from './run-detail.query';
 import type { ReadModelDatabase } from './read-models.table';
+import { RunRowWrites } from './run-rows.batch';
 import { writeRunRows } from './run-rows.repository';
 
 /** The run's read-model tables. */
@@ -30,13 +31,14 @@ export async function getRunDetailAt(
     // Temporary tables come first in the search path: from here on, these names are the copies.
     for (const table of RUN_TABLES)
       await sql`create temporary table ${sql.id(table)} (like ${sql.id(table)} including all)`.execute(trx);
-    const rows = trx.withTables<ReadModelDatabase>();
+    const writes = new RunRowWrites();
     let state = initialRunState();
     for (const event of events) {
       const after = evolveRun(state, event);
-      await writeRunRows(rows, runId, state, after, event);
+      writeRunRows(writes, runId, state, after, event);
       state = after;
     }
+    await writes.flush(trx.withTables<ReadModelDatabase>());
     return await getRunDetail(trx, runId);
   } finally {
     await trx.rollback().execute();

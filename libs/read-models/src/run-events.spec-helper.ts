@@ -22,7 +22,7 @@ const planOf = (version: number, ids: string[]): PlanGraph => ({
   metadata: { ...metadata, determinism: 'full' as const },
 });
 
-export const start = (runId: string): Given => ({
+export const start = (runId: string, principal = 'tok_client'): Given => ({
   type: 'start',
   payload: {
     runId,
@@ -32,7 +32,7 @@ export const start = (runId: string): Given => ({
       outputContract: { schema: { type: 'object' } },
     },
     normalization: [],
-    owner: { principal: 'tok_client', role: 'client' },
+    owner: { principal, role: 'client' },
   },
 });
 export const requested = (attempt: number, reason = 'initial'): Given => ({

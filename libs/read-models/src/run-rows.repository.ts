@@ -1,7 +1,6 @@
-import type { EventStoreDatabase, StoredEvent } from '@flex/event-store';
+import type { StoredEvent } from '@flex/event-store';
 import { isTerminal, payloadOf, type RunState, type StartedRun } from '@flex/run-model';
-import type { Transaction } from 'kysely';
-import type { ReadModelDatabase } from './read-models.table';
+import type { RunRowWrites } from './run-rows.batch';
 import {
   hitlColumns,
   pendingNodeIds,
@@ -13,39 +12,33 @@ import {
   type ShownNode,
 } from './run-rows';
 
-/** The projection's transaction with the read models' tables added (types only: the same transaction). */
-export type RunRowsDb = Transaction<EventStoreDatabase & ReadModelDatabase>;
-
 /**
  * Brings the run's rows from what `before` says to what `after` says, `event` being the one folded
  * between them. Only what changed is written: the fold keeps an unchanged node or request the same
  * object, so a reference check skips it, and a changed object whose row reads the same is skipped
  * too (its `updated_at` / `resolved_at` stay the time of the event that last changed the row).
+ * The writes are gathered into `db` (RunRowWrites), which writes a batch's at once.
  */
-export async function writeRunRows(
-  db: RunRowsDb,
+export function writeRunRows(
+  db: RunRowWrites,
   runId: string,
   before: RunState,
   after: RunState,
   event: StoredEvent,
-): Promise<void> {
+): void {
   if (after.status === 'none') return;
-  if (before.status === 'none') await insertRun(db, runId, after, event);
-  else await updateRun(db, runId, before, after, event);
-  if (before.status !== 'none' && !isTerminal(before)) await recordPlanVersion(db, runId, after, event);
-  await writeNodes(db, runId, before, after, event.timestamp);
-  await writeHitlRequests(db, runId, before, after, event);
+  if (before.status === 'none') insertRun(db, runId, after, event);
+  else updateRun(db, runId, before, after, event);
+  if (before.status !== 'none' && !isTerminal(before)) recordPlanVersion(db, runId, after, event);
+  writeNodes(db, runId, before, after, event.timestamp);
+  writeHitlRequests(db, runId, before, after, event);
   if (after.status === 'completed' && before.status !== 'completed') {
-    await db
-      .insertInto('run_outputs')
-      .values({
-        run_id: runId,
-        output: JSON.stringify(after.output),
-        plan_version: after.planVersion,
-        completed_at: event.timestamp,
-      })
-      .onConflict((oc) => oc.column('run_id').doNothing())
-      .execute();
+    db.insertOutput({
+      run_id: runId,
+      output: JSON.stringify(after.output),
+      plan_version: after.planVersion,
+      completed_at: event.timestamp,
+    });
   }
 }
 
@@ -57,8 +50,9 @@ const position = (event: StoredEvent) => ({
 });
 
 /** The run's row, at its `start`: written whole (a leftover row of the same id is overwritten). */
-async function insertRun(db: RunRowsDb, runId: string, run: StartedRun, event: StoredEvent) {
-  const row = {
+function insertRun(db: RunRowWrites, runId: string, run: StartedRun, event: StoredEvent) {
+  db.insertRun({
+    run_id: runId,
     owner: run.owner.principal,
     owner_role: run.owner.role,
     objective: run.envelope.objective,
@@ -68,26 +62,17 @@ async function insertRun(db: RunRowsDb, runId: string, run: StartedRun, event: S
     failure_diagnostics: null,
     created_at: event.timestamp,
     ...position(event),
-  };
-  await db
-    .insertInto('runs')
-    .values({ run_id: runId, ...row })
-    .onConflict((oc) => oc.column('run_id').doUpdateSet(row))
-    .execute();
+  });
 }
 
-async function updateRun(
-  db: RunRowsDb,
+function updateRun(
+  db: RunRowWrites,
   runId: string,
   before: StartedRun,
   after: StartedRun,
   event: StoredEvent,
 ) {
-  await db
-    .updateTable('runs')
-    .set({ ...runColumns(after), ...endedBy(before, after, event), ...position(event) })
-    .where('run_id', '=', runId)
-    .execute();
+  db.updateRun(runId, { ...runColumns(after), ...endedBy(before, after, event), ...position(event) });
 }
 
 /** What the event that ended the run says beyond the state: the caller's satisfaction, the failure's findings. */
@@ -106,26 +91,22 @@ function endedBy(before: StartedRun, after: StartedRun, event: StoredEvent) {
  * A plan version accepted by a run still going: a record of that event (one row per version), with
  * the nodes it had yet to run once accepted (a replan keeps the completed ones).
  */
-async function recordPlanVersion(db: RunRowsDb, runId: string, after: StartedRun, event: StoredEvent) {
+function recordPlanVersion(db: RunRowWrites, runId: string, after: StartedRun, event: StoredEvent) {
   const accepted = acceptedPlan(event);
   if (!accepted) return;
   const { plan, version, diagnostics } = accepted;
-  await db
-    .insertInto('plan_versions')
-    .values({
-      run_id: runId,
-      version,
-      plan: JSON.stringify(plan),
-      plan_hash: accepted.planHash,
-      status: diagnostics.status,
-      satisfaction_score: diagnostics.satisfactionScore,
-      diagnostics: JSON.stringify(diagnostics),
-      registry_hash: accepted.registry.hash,
-      pending_node_ids: JSON.stringify(pendingNodeIds(plan, after)),
-      created_at: event.timestamp,
-    })
-    .onConflict((oc) => oc.columns(['run_id', 'version']).doNothing())
-    .execute();
+  db.insertPlanVersion({
+    run_id: runId,
+    version,
+    plan: JSON.stringify(plan),
+    plan_hash: accepted.planHash,
+    status: diagnostics.status,
+    satisfaction_score: diagnostics.satisfactionScore,
+    diagnostics: JSON.stringify(diagnostics),
+    registry_hash: accepted.registry.hash,
+    pending_node_ids: JSON.stringify(pendingNodeIds(plan, after)),
+    created_at: event.timestamp,
+  });
 }
 
 function acceptedPlan(event: StoredEvent) {
@@ -141,22 +122,15 @@ function acceptedPlan(event: StoredEvent) {
   }
 }
 
-async function writeNodes(db: RunRowsDb, runId: string, before: RunState, after: StartedRun, at: string) {
+function writeNodes(db: RunRowWrites, runId: string, before: RunState, after: StartedRun, at: string) {
   if (before.status !== 'none' && before.plan === after.plan && before.nodes === after.nodes) return;
   const was = shownNodes(before);
   const now = shownNodes(after);
   for (const [nodeId, shown] of now) {
     if (unchanged(was.get(nodeId), shown)) continue;
-    const columns = nodeColumns(shown);
-    await db
-      .insertInto('plan_nodes')
-      .values({ run_id: runId, node_id: nodeId, ...columns, updated_at: at })
-      .onConflict((oc) => oc.columns(['run_id', 'node_id']).doUpdateSet({ ...columns, updated_at: at }))
-      .execute();
+    db.upsertNode({ run_id: runId, node_id: nodeId, ...nodeColumns(shown), updated_at: at });
   }
-  const dropped = [...was.keys()].filter((nodeId) => !now.has(nodeId));
-  if (dropped.length)
-    await db.deleteFrom('plan_nodes').where('run_id', '=', runId).where('node_id', 'in', dropped).execute();
+  for (const nodeId of was.keys()) if (!now.has(nodeId)) db.deleteNode(runId, nodeId);
 }
 
 function unchanged(was: ShownNode | undefined, now: ShownNode): boolean {
@@ -165,8 +139,8 @@ function unchanged(was: ShownNode | undefined, now: ShownNode): boolean {
   return sameNodeColumns(nodeColumns(was), nodeColumns(now));
 }
 
-async function writeHitlRequests(
-  db: RunRowsDb,
+function writeHitlRequests(
+  db: RunRowWrites,
   runId: string,
   before: RunState,
   after: StartedRun,
@@ -180,18 +154,14 @@ async function writeHitlRequests(
     const columns = hitlColumns(request);
     if (previous && sameHitlColumns(hitlColumns(previous), columns)) continue;
     const resolved_at = columns.status === 'pending' ? null : event.timestamp;
-    await db
-      .insertInto('hitl_requests')
-      .values({
-        run_id: runId,
-        request_id: requestId,
-        ...columns,
-        rationale: rationaleOf(event, requestId),
-        created_at: event.timestamp,
-        resolved_at,
-      })
-      .onConflict((oc) => oc.columns(['run_id', 'request_id']).doUpdateSet({ ...columns, resolved_at }))
-      .execute();
+    db.upsertHitl({
+      run_id: runId,
+      request_id: requestId,
+      ...columns,
+      rationale: rationaleOf(event, requestId),
+      created_at: event.timestamp,
+      resolved_at,
+    });
   }
 }
 

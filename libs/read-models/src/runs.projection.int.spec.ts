@@ -1,4 +1,5 @@
 import type { NewEvent, Projection } from '@flex/event-store';
+import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { getRunDetail } from './run-detail.query';
 import {
@@ -178,6 +179,21 @@ describe.each(['postgres', 'pglite'] as const)('runs read model, a fold of evolv
       await runnerFor(db, rebuilt, 7).rebuild('runs');
       expect(await Promise.all(runs.map((runId) => readRunRows(db, runId)))).toEqual(incremental);
     }
+  });
+
+  it('any batch size gives the rows of the independent model (a batch writes its rows combined)', async () => {
+    const runIds = [...versions.keys()];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 0, max: 3 }),
+        async (size, cache) => {
+          await runnerFor(db, createRunsProjection({ cacheSize: cache }), size).rebuild('runs');
+          for (const runId of runIds) expect(await readRunRows(db, runId)).toEqual(await expected(runId));
+        },
+      ),
+      { numRuns: 12 },
+    );
   });
 });
 

@@ -25,6 +25,21 @@ export interface Divergence extends Difference {
   readonly component: string;
   /** The decide path compared (e.g. `decideReaction`), when one was. */
   readonly via?: string;
+  /** With `{ decisions: true }`: the divergent decision, from the divergent event on (see VerifyOptions). */
+  readonly decision?: DivergentDecision;
+}
+
+/** A decision that parts from the record, from the first differing event to the end of its append. */
+export interface DivergentDecision {
+  /** What the component decides now (nothing when it decides nothing). */
+  readonly now: readonly DecidedEvent[];
+  /** What the record holds in the same append. */
+  readonly recorded: readonly DecidedEvent[];
+}
+
+export interface VerifyOptions {
+  /** Attach the whole divergent decision to the divergence (for policy what-if). */
+  readonly decisions?: boolean;
 }
 
 export interface ReplayReport {
@@ -51,7 +66,11 @@ const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_EVENT_TYPES);
  * rest is taken as the next append. Stops at the first divergence. `events`: one stream's events,
  * versions 1, 2, 3… in order (as `parseExportFile` checks an export).
  */
-export function verifyReplay(events: readonly StoredEvent[], adapters: ReplayAdapters): ReplayReport {
+export function verifyReplay(
+  events: readonly StoredEvent[],
+  adapters: ReplayAdapters,
+  options: VerifyOptions = {},
+): ReplayReport {
   const byId = new Map(events.map((e) => [e.id, e]));
   const ids = new IdMap((version) => events[version - 1]?.id);
   let fromRecord = 0;
@@ -83,8 +102,11 @@ export function verifyReplay(events: readonly StoredEvent[], adapters: ReplayAda
       return report(at, adapterError(first, adapter, error));
     }
     // The events of the batch before the divergent one agree: they count as verified.
-    if (outcome.kind === 'diverged')
-      return report(at + outcome.index, divergence(outcome, events, at, adapter));
+    if (outcome.kind === 'diverged') {
+      const found = divergence(outcome, events, at, adapter);
+      const decision = options.decisions ? decisionOf(outcome, batch.events) : undefined;
+      return report(at + outcome.index, decision ? { ...found, decision } : found);
+    }
     if (outcome.fromRecord) fromRecord += outcome.length;
     at += outcome.length;
   }
@@ -93,7 +115,14 @@ export function verifyReplay(events: readonly StoredEvent[], adapters: ReplayAda
 
 type Match =
   | { kind: 'matched'; length: number; fromRecord?: boolean }
-  | { kind: 'diverged'; index: number; difference: Difference; via?: string; extra: boolean };
+  | {
+      kind: 'diverged';
+      index: number;
+      difference: Difference;
+      via?: string;
+      extra: boolean;
+      decided: readonly DecidedEvent[];
+    };
 
 /** The candidate that reproduces the most of the batch from its start; else the first difference. */
 function match(candidates: readonly Redecision[], recorded: readonly StoredEvent[], ids: IdMap): Match {
@@ -107,7 +136,7 @@ function match(candidates: readonly Redecision[], recorded: readonly StoredEvent
   }
   if (matched) return matched;
   const missing = { path: '', recorded: eventJson(recorded[0]), now: undefined };
-  return best ?? { kind: 'diverged', index: 0, difference: missing, extra: false };
+  return best ?? { kind: 'diverged', index: 0, difference: missing, extra: false, decided: [] };
 }
 
 function compareCandidate(candidate: Redecision, recorded: readonly StoredEvent[], ids: IdMap): Match {
@@ -115,10 +144,10 @@ function compareCandidate(candidate: Redecision, recorded: readonly StoredEvent[
   for (let i = 0; i < events.length; i++) {
     if (i >= recorded.length) {
       const difference = { path: '', recorded: undefined, now: events[i] as DecidedEvent };
-      return { kind: 'diverged', index: i, difference, via, extra: true };
+      return { kind: 'diverged', index: i, difference, via, extra: true, decided: events };
     }
     const difference = firstDifference(events[i], recorded[i], ids);
-    if (difference) return { kind: 'diverged', index: i, difference, via, extra: false };
+    if (difference) return { kind: 'diverged', index: i, difference, via, extra: false, decided: events };
   }
   return { kind: 'matched', length: events.length, fromRecord: candidate.fromRecord };
 }
@@ -148,6 +177,16 @@ function divergence(
     producer: adapter.producer,
     component: adapter.component?.(type) ?? adapter.producer,
     ...(via ? { via } : {}),
+  };
+}
+
+function decisionOf(
+  outcome: Extract<Match, { kind: 'diverged' }>,
+  batch: readonly StoredEvent[],
+): DivergentDecision {
+  return {
+    now: outcome.decided.slice(outcome.index),
+    recorded: batch.slice(outcome.index).map((e) => eventJson(e) as DecidedEvent),
   };
 }
 

@@ -7,7 +7,7 @@ import { bindHost, loadConfig } from './config';
 import { failRunOfDeadLetter } from './dead-letter';
 import type { RunningProcess } from './process';
 import type { ServiceRuntime } from './runtime';
-import { countingRedeliveries } from './telemetry/metrics-bus';
+import { countingDeliveries } from './telemetry/metrics-bus';
 import { boundedLabel } from './telemetry/metrics-events';
 import { createDistributedRuntime, type RuntimeOptions } from './runtime.factory';
 import { nestLogger } from './telemetry/nest-logger';
@@ -30,12 +30,12 @@ export function eventsTransport(
   concurrency = 16,
 ): FlexEventsTransport {
   return new FlexEventsTransport({
-    bus: countingRedeliveries(runtime.bus, runtime.metrics, service),
+    bus: countingDeliveries(runtime.bus, runtime.metrics, service),
     durable: service,
     concurrency,
     maxDeliver: runtime.config.FLEX_BUS_MAX_DELIVER,
     // A crashed instance's unacked work goes to another after this; long handlers call working().
-    ackWaitMs: 15_000,
+    ackWaitMs: runtime.config.FLEX_BUS_ACK_WAIT_MS,
     onDeadLetter: async (dead) => {
       runtime.logger.error('dead letter', {
         consumer: dead.consumer,

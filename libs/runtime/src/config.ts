@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_SECRET_KEY_PATTERN, LIMITS } from '@flex/contracts';
 import { parseSecretKey } from './secrets/secret-cipher';
 import { METRICS_ENV } from './telemetry/metrics-config';
+import { checkRetention, RETENTION_ENV } from './retention-config';
 import { LOG_LEVELS } from './telemetry/log';
 
 const intFromEnv = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -77,6 +78,8 @@ const ConfigSchema = z
       })
       .optional(),
     FLEX_DATA_DIR: z.string().min(1).default('.flex'),
+    /** Embedded PGlite in a worker thread of its own (two cores), or on the main thread. */
+    FLEX_PGLITE_THREAD: z.enum(['worker', 'main']).default('worker'),
     FLEX_DATABASE_URL: z.string().url().optional(),
     FLEX_NATS_URL: z.string().min(1).optional(),
     FLEX_NATS_PREFIX: z
@@ -120,6 +123,8 @@ const ConfigSchema = z
     FLEX_MAX_HITL_REQUESTS: intFromEnv(5),
     FLEX_AGENT_TIMEOUT_MS: intFromEnv(60_000),
     FLEX_NODE_MAX_ATTEMPTS: intFromEnv(3),
+    /** The time one `POST admin/policy-what-if` may spend re-deciding runs before it answers 422. */
+    FLEX_WHAT_IF_BUDGET_MS: intFromEnv(20_000),
     /**
      * How long an agent, the registry or NATS may stay unreachable (no responders, connection down)
      * before that counts as a failure; until then it is waited for with backoff (docs/lifecycle.md).
@@ -128,8 +133,18 @@ const ConfigSchema = z
     FLEX_UNREACHABLE_BUDGET_MS: z.coerce.number().int().min(0).default(30_000),
     /** Deliveries of one message before a service gives up on it (dead letter; its run fails). */
     FLEX_BUS_MAX_DELIVER: intFromEnv(10),
+    /**
+     * How long a delivery stays with the instance that took it before the bus hands it to another
+     * (a crashed instance's work moves after this). Long handlers renew it every 4-5 s, hence the floor.
+     */
+    FLEX_BUS_ACK_WAIT_MS: z.coerce.number().int().min(10_000).default(15_000),
     /** Stream states a process keeps to decide on without rereading the stream (0: none). */
     FLEX_STREAM_CACHE_ENTRIES: z.coerce.number().int().min(0).default(256),
+    /**
+     * Longest a process serves the registry snapshot it keeps between the registry's change notices
+     * (bounds a lost notice; 0: ask the registry every time).
+     */
+    FLEX_REGISTRY_SNAPSHOT_MAX_AGE_MS: z.coerce.number().int().min(0).default(2_000),
     /** The evaluation budget of an untrusted JSONLogic rule: operations, then allocated items. */
     FLEX_LOGIC_MAX_OPERATIONS: intFromEnv(LIMITS.jsonLogicMaxOperations),
     FLEX_LOGIC_MAX_ITEMS: intFromEnv(LIMITS.jsonLogicMaxItems),
@@ -162,10 +177,12 @@ const ConfigSchema = z
     /** When set, `GET /metrics` answers only `Authorization: Bearer <this>` (unset: open, as a scrape target). */
     FLEX_METRICS_TOKEN: z.string().min(16, 'FLEX_METRICS_TOKEN must be at least 16 characters').optional(),
     ...HTTP_LIMITS,
+    ...RETENTION_ENV,
     ...METRICS_ENV,
     ...TRACING,
   })
   .superRefine(checkNatsAuth)
+  .superRefine(checkRetention)
   .refine((c) => c.FLEX_LIMIT_HEADERS_TIMEOUT_MS <= c.FLEX_LIMIT_REQUEST_TIMEOUT_MS, {
     // Node refuses a server whose headers may take longer than the whole request.
     message: 'FLEX_LIMIT_HEADERS_TIMEOUT_MS must not exceed FLEX_LIMIT_REQUEST_TIMEOUT_MS',

@@ -50,10 +50,14 @@ export { ApiDoc, API_DOC_KEY, type ApiDocInput } from './api-doc';
 export { startDistributedService, eventsTransport, type ServiceDefinition } from './bootstrap';
 export {
   fetchCapabilitySnapshot,
+  registrySnapshot,
+  keptRegistrySnapshot,
+  keepingAlive,
   activeRegistrations,
   type CapabilitySnapshot,
   type CapabilityView,
 } from './registry.client';
+export { RegistrySnapshotCache, type RegistrySnapshotCacheOptions } from './registry-snapshot-cache';
 export { runProcess, startFailure, type RunningProcess } from './process';
 export { drainingStop, type WorkIntake } from './shutdown';
 export {
@@ -89,3 +93,17 @@ export {
 } from './nats/nats-table';
 export { FLEX_ACCOUNT, renderNatsServerConfig, roleOf } from './nats/nats-server-config';
 export { startTracing, serviceName, type Tracing, type TracingOptions } from './telemetry/tracing';
+export {
+  runRetentionCycle,
+  startRetention,
+  archiveStoreFor,
+  openArchiveStore,
+  type RetentionCycleOptions,
+  type RetentionReport,
+} from './retention';
+export {
+  retentionSettings,
+  archiveTarget,
+  type ArchiveTarget,
+  type RetentionSettings,
+} from './retention-config';

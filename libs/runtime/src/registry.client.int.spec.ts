@@ -1,6 +1,7 @@
 import { NatsMessaging, registrySubjects } from '@flex/bus';
-import { natsTestUrl, testPrefix } from '@flex/testing';
+import { natsTestUrl, testPrefix, waitFor } from '@flex/testing';
 import { fetchCapabilitySnapshot } from './registry.client';
+import { RegistrySnapshotCache } from './registry-snapshot-cache';
 
 describe('fetchCapabilitySnapshot over NATS: a registry nobody serves yet is waited for within the budget', () => {
   let messaging: NatsMessaging;
@@ -50,5 +51,57 @@ describe('fetchCapabilitySnapshot over NATS: a registry nobody serves yet is wai
     });
     expect(Date.now() - started).toBeLessThan(5_000);
     await stop();
+  });
+});
+
+describe('RegistrySnapshotCache over NATS: a change the registry replied about is never served stale', () => {
+  let registrySide: NatsMessaging;
+  let processSide: NatsMessaging;
+  beforeAll(async () => {
+    registrySide = await NatsMessaging.connect(natsTestUrl());
+    processSide = await NatsMessaging.connect(natsTestUrl());
+  });
+  afterAll(() => Promise.all([registrySide.drain(), processSide.drain()]));
+
+  it('work the process hears of after the registry replied to a change sees the change (the notice came first), 20 times over', async () => {
+    const prefix = testPrefix('registry_cache');
+    const subjects = registrySubjects(prefix);
+    let version = 0;
+    let asked = 0;
+    const stops = [
+      await registrySide.serve(subjects.snapshot, {}, async () => {
+        asked++;
+        return { capabilities: [], version };
+      }),
+      // A change as the registry makes it: in the read model, the notice, then the reply.
+      await registrySide.serve(`${prefix}.test.change`, {}, async () => {
+        version++;
+        await registrySide.publish(subjects.changed, { version });
+        return { ok: true };
+      }),
+    ];
+    const cache = new RegistrySnapshotCache({
+      maxAgeMs: 600_000, // only the notices can make it ask again
+      now: () => Date.now(),
+      listen: async (onChanged) => void (await processSide.subscribe(subjects.changed, onChanged)),
+    });
+    const get = async () =>
+      ((await cache.get(() => fetchCapabilitySnapshot(processSide, prefix, 5_000))) as { version?: number })
+        .version;
+    // The process hears of work over its own connection (a run's event), sent after the reply.
+    const seen: Array<number | undefined> = [];
+    stops.push(
+      await processSide.subscribe(`${prefix}.test.work`, () => void get().then((v) => seen.push(v))),
+    );
+    for (let round = 0; round < 20; round++) {
+      expect(await get()).toBe(version);
+      expect(await get()).toBe(version); // kept: no second question
+      await registrySide.request(`${prefix}.test.change`, {}, { timeoutMs: 5_000 });
+      await registrySide.publish(`${prefix}.test.work`, {});
+      await waitFor(async () => seen.length === round + 1, 10_000);
+      expect(seen[round]).toBe(version);
+    }
+    expect(asked).toBe(21);
+    for (const stop of stops) await stop();
   });
 });

@@ -4,6 +4,7 @@ import {
   natsConnectionOptions,
   NatsEventBus,
   NatsMessaging,
+  registrySubjects,
   StoreBackedEventBus,
   type EventBus,
 } from '@flex/bus';
@@ -24,6 +25,7 @@ import { natsAuthOf } from './nats-auth';
 import { Readiness } from './readiness';
 import { isFlexService, SERVICE_ROLES } from './nats/service-roles';
 import type { ServiceRuntime } from './runtime';
+import { RegistrySnapshotCache } from './registry-snapshot-cache';
 import { StreamStateCache } from './stream-state-cache';
 import type { Logger } from './telemetry/log';
 import { logStoredEvents } from './telemetry/log-events';
@@ -71,11 +73,9 @@ export async function createDistributedRuntime(
     logger,
   });
   const messaging = new NatsMessaging(nc, { logger });
-  // Runs after an append has committed, so `store` exists by then.
-  const publish = async (events: StoredEvent[]) => {
-    await bus.publish(events);
-    await store.markPublished(events.map((e) => e.position));
-  };
+  // The store (after an append's commit) and the relay (after its claim) remove the outbox rows of
+  // what this published: removing them here too was a second DELETE per append.
+  const publish = (events: StoredEvent[]) => bus.publish(events);
   const store = measuredStore(database.db, metrics, logger, {
     outbox: true,
     afterCommit: logged(logger, publish),
@@ -104,6 +104,8 @@ export async function createDistributedRuntime(
   runtime.readiness.watch('nats', natsCheck(nc));
   runtime.onClose(() => nc.close());
   runtime.onClose(() => database.close());
+  // Before the database closes: the outbox rows of what was published go now, not with the relay.
+  runtime.onClose(() => store.flushPublished());
   runtime.onClose(() => bus.close());
   runtime.onClose(() => messaging.drain());
   runtime.onClose(unpublishLogs);
@@ -125,7 +127,9 @@ export async function createEmbeddedRuntime(
   const tracing = startTracing(config, options.service, { exporter: options.traceExporter });
   const dataDir = options.dataDir === null ? undefined : (options.dataDir ?? `${config.FLEX_DATA_DIR}/pg`);
   const database = await createDatabase(
-    config.FLEX_DATABASE_URL ? { url: config.FLEX_DATABASE_URL } : { dataDir },
+    config.FLEX_DATABASE_URL
+      ? { url: config.FLEX_DATABASE_URL }
+      : { dataDir, pgliteThread: config.FLEX_PGLITE_THREAD },
   );
   await migrateToLatest(database.db, options.migrations);
   const metrics = createMetrics(config, options.service, database, logger);
@@ -153,6 +157,8 @@ export async function createEmbeddedRuntime(
       outbox: false,
       afterCommit: logged(logger, (events) => storeBus.publish(events)),
       logger,
+      // PGlite: this process is the only one that can open the database.
+      soleWriter: !config.FLEX_DATABASE_URL,
     });
     const storeBus = new StoreBackedEventBus(createEventLog(store, database.db), { logger });
     bus = storeBus;
@@ -210,6 +216,13 @@ function baseRuntime(
     ids: randomIds,
     // One per store: a cached state is a prefix of a stream of this database only.
     streamStates: new StreamStateCache({ maxEntries: config.FLEX_STREAM_CACHE_ENTRIES }),
+    registrySnapshots: new RegistrySnapshotCache({
+      maxAgeMs: config.FLEX_REGISTRY_SNAPSHOT_MAX_AGE_MS,
+      now: () => systemClock.now().getTime(),
+      listen: async (onChanged) => {
+        await parts.messaging.subscribe(registrySubjects(config.FLEX_NATS_PREFIX).changed, onChanged);
+      },
+    }),
     readiness,
     onClose: (fn) => closers.push(fn),
     async close() {

@@ -6,6 +6,7 @@ import type { Logger } from './telemetry/log';
 import type { FlexMetrics } from './telemetry/metrics';
 import type { Readiness } from './readiness';
 import type { StreamStateCache } from './stream-state-cache';
+import type { RegistrySnapshotCache } from './registry-snapshot-cache';
 import type { SecretVault } from './secrets/secret-vault';
 
 /**
@@ -27,6 +28,8 @@ export interface ServiceRuntime {
   readonly ids: IdGenerator;
   /** The states of recently used streams, for `runCommand` to read only what it lacks. */
   readonly streamStates: StreamStateCache;
+  /** The registry's snapshot, kept between its change notices (registrations and status only). */
+  readonly registrySnapshots: RegistrySnapshotCache;
   readonly logger: Logger;
   /** The process's metrics (OpenTelemetry; Prometheus text at GET /metrics). */
   readonly metrics: FlexMetrics;

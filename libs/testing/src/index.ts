@@ -6,5 +6,6 @@ export * from './flex-client';
 export * from './openai-server';
 export { startNats, startNatsCluster, type NatsTestServer, type NatsTestServerOptions } from './nats-server';
 export * from './raw-http';
+export { startPostgres, type PostgresServer, type PostgresServerOptions } from './postgres-server';
 export { findOrInstallChromium } from './chromium';
 export * from './prometheus-text';

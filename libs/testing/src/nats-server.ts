@@ -1,10 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { connect, type ConnectionOptions } from 'nats';
+import { freePort } from './free-port';
 
 export interface NatsTestServer {
   /** e.g. `nats://127.0.0.1:41234`. */
@@ -146,19 +146,6 @@ function installNatsServer(): string {
   return found;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
-
 /**
  * Keeps the last few KB of the server's stderr so a failed start can say why, and every error line
  * (up to 10,000), across restarts: each process started is `attach`ed.
@@ -188,7 +175,8 @@ async function waitUntilReady(
   const deadline = Date.now() + READY_TIMEOUT_MS;
   let lastError: unknown;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}:\n${log()}`);
+    if (child.exitCode !== null)
+      throw new Error(`nats-server exited with ${child.exitCode}: ${reasons(log())}\n${log()}`);
     try {
       const nc = await connect({ ...probe, servers: url, timeout: 1000, reconnect: false });
       try {
@@ -205,6 +193,14 @@ async function waitUntilReady(
   throw new Error(
     `nats-server at ${url} did not accept JetStream requests in ${READY_TIMEOUT_MS}ms: ${String(lastError)}\n${log()}`,
   );
+}
+
+/** The log's fatal and error lines, which say why a server exited, ahead of the whole tail. */
+function reasons(log: string): string {
+  return log
+    .split('\n')
+    .filter((line) => /\[(FTL|ERR)\]/.test(line))
+    .join('\n');
 }
 
 async function kill(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {

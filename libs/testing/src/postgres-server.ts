@@ -1,11 +1,11 @@
 import { execFile, ExecFileOptions, spawn } from 'node:child_process';
 import { constants as fsConstants } from 'node:fs';
 import { access, chown, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
+import { freePort } from './free-port';
 
 const run = promisify(execFile);
 const BINARIES = ['initdb', 'postgres', 'pg_ctl'] as const;
@@ -16,14 +16,28 @@ export interface PostgresServer {
   url: string;
   /** Fast shutdown, then the data directory is removed. Safe to call twice. */
   stop(): Promise<void>;
+  /** Stops the server as a crash would (`pg_ctl -m immediate`: no checkpoint, every connection cut). */
+  crash(): Promise<void>;
+  /** Starts a crashed server again on the same port and data directory; resolves once it takes connections. */
+  revive(): Promise<void>;
+}
+
+export interface PostgresServerOptions {
+  /**
+   * Keep every commit acknowledged to a client through a crash of the server process
+   * (`synchronous_commit=on`; fsync stays off: the machine is not the one crashing). Off by default:
+   * a server killed then loses the last few hundred milliseconds of commits, which only a test that
+   * crashes the server can tell.
+   */
+  crashSafeCommits?: boolean;
 }
 
 /**
  * Starts a throwaway Postgres for one test run: a fresh cluster in a temp dir, trust auth, on
- * 127.0.0.1 at a free port, with durability turned off (tests never need it). It never touches
- * a server that already runs on the machine.
+ * 127.0.0.1 at a free port, with durability turned off (tests never need it, unless they crash the
+ * server: see `crashSafeCommits`). It never touches a server that already runs on the machine.
  */
-export async function startPostgres(): Promise<PostgresServer> {
+export async function startPostgres(settings: PostgresServerOptions = {}): Promise<PostgresServer> {
   const bin = await findOrInstallBinaries();
   const dir = await mkdtemp(join(tmpdir(), 'flex-pg-'));
   const asRoot = process.getuid?.() === 0;
@@ -47,32 +61,29 @@ export async function startPostgres(): Promise<PostgresServer> {
     const options = [
       `-c listen_addresses=127.0.0.1 -p ${port}`,
       `-c unix_socket_directories=${dir}`,
-      '-c fsync=off -c synchronous_commit=off -c full_page_writes=off',
+      `-c fsync=off -c synchronous_commit=${settings.crashSafeCommits ? 'on' : 'off'} -c full_page_writes=off`,
       '-c max_connections=200',
     ].join(' ');
     const log = join(dir, 'server.log');
-    await exec(asRoot, join(bin, 'pg_ctl'), [
-      '-D',
-      data,
-      '-l',
-      log,
-      '-o',
-      options,
-      '-w',
-      '-t',
-      '60',
-      'start',
-    ]).catch(async (error: unknown) => {
-      throw new Error(
-        `postgres did not start: ${String(error)}\n${await readFile(log, 'utf8').catch(() => '')}`,
-      );
-    });
+    const pgCtl = (args: string[]) => exec(asRoot, join(bin, 'pg_ctl'), ['-D', data, ...args]);
+    const startServer = () =>
+      pgCtl(['-l', log, '-o', options, '-w', '-t', '60', 'start']).catch(async (error: unknown) => {
+        throw new Error(
+          `postgres did not start: ${String(error)}\n${await readFile(log, 'utf8').catch(() => '')}`,
+        );
+      });
+    await startServer();
     const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
     reaper = startReaper(asRoot, bin, data, dir);
     await waitForConnection(url);
     const started = reaper;
     return {
       url,
+      crash: () => pgCtl(['-m', 'immediate', '-w', '-t', '60', 'stop']),
+      revive: async () => {
+        await startServer();
+        await waitForConnection(url);
+      },
       stop: once(async () => {
         started.kill();
         await stopServer(asRoot, bin, data, dir);
@@ -167,19 +178,6 @@ async function chownTree(dir: string): Promise<void> {
   });
   const { stdout: gid } = await run('id', ['-g', SERVICE_USER]);
   await chown(dir, Number(stdout.trim()), Number(gid.trim()));
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 async function waitForConnection(url: string, timeoutMs = 30_000): Promise<void> {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+export { freePort } from './free-port';
 
 export interface ManagedProcess {
   name: string;
@@ -40,17 +40,6 @@ export function startNodeProcess(
         child.kill(signal);
       }),
   };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Poll until `check` resolves truthy, or fail after `timeoutMs` with `describe()` in the message. */

@@ -20,18 +20,19 @@ import {
   type RunState,
   type StartedRun,
 } from '@flex/run-model';
-import { activeRegistrations, RUNTIME, runCommand, type ServiceRuntime } from '@flex/runtime';
+import {
+  activeRegistrations,
+  keepingAlive,
+  registrySnapshot,
+  RUNTIME,
+  runCommand,
+  type ServiceRuntime,
+} from '@flex/runtime';
 import { ATTR, inSpan } from '@flex/tracing';
 import { callAgent } from './agent.client';
 import { endAttempt, nodeAttemptSpan, tracePolicyFirings } from './executor.spans';
 import { recordAttempt } from './agent-call.metrics';
-import {
-  capabilityViewOf,
-  keepingAlive,
-  registrationOf,
-  registrySnapshot,
-  unreachableClock,
-} from './registry.lookup';
+import { capabilityViewOf, registrationOf, unreachableClock } from './registry.lookup';
 import { buildInvocation } from './run/context-builder';
 import { askedSecretFacets, revealSecretInputs } from './run/secret-inputs';
 import { secretFreeOutcome } from './run/secret-free-outcome';

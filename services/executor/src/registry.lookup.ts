@@ -3,46 +3,27 @@ import type { CapabilityRegistration } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import {
   fetchCapabilitySnapshot,
-  type CapabilitySnapshot,
+  keptRegistrySnapshot,
   type CapabilityView,
   type ServiceRuntime,
 } from '@flex/runtime';
 import type { UnreachableClock } from './run/unreachable.decide';
 
-const WORKING_EVERY_MS = 4_000;
 const SNAPSHOT_TIMEOUT_MS = 3_000;
 
-type Runtime = Pick<ServiceRuntime, 'messaging' | 'prefix' | 'config' | 'clock'>;
-
-/** Run `work`, telling the bus meanwhile that the delivery is still being worked on. */
-export async function keepingAlive<T>(ctx: FlexEventContext, work: () => Promise<T>): Promise<T> {
-  const heartbeat = setInterval(() => ctx.getDelivery().working(), WORKING_EVERY_MS);
-  try {
-    return await work();
-  } finally {
-    clearInterval(heartbeat);
-  }
-}
+type Runtime = Pick<ServiceRuntime, 'messaging' | 'prefix' | 'config' | 'clock' | 'registrySnapshots'>;
 
 /**
- * The registry's view, waited for while the registry is unreachable (within
- * `FLEX_UNREACHABLE_BUDGET_MS`, the delivery kept alive meanwhile).
+ * Any registration of the capability, active or not: a human capability need not heartbeat. From
+ * the snapshot the process keeps (a registration changes only with the registry's events).
  */
-export function registrySnapshot(runtime: Runtime, ctx: FlexEventContext): Promise<CapabilitySnapshot> {
-  const { messaging, prefix, config } = runtime;
-  return keepingAlive(ctx, () =>
-    fetchCapabilitySnapshot(messaging, prefix, SNAPSHOT_TIMEOUT_MS, config.FLEX_UNREACHABLE_BUDGET_MS),
-  );
-}
-
-/** Any registration of the capability, active or not: a human capability need not heartbeat. */
 export async function registrationOf(
   runtime: Runtime,
   ctx: FlexEventContext,
   capabilityId: string,
 ): Promise<CapabilityRegistration | undefined> {
   try {
-    const snapshot = await registrySnapshot(runtime, ctx);
+    const snapshot = await keptRegistrySnapshot(runtime, ctx);
     return snapshot.capabilities.find((c) => c.registration.capabilityId === capabilityId)?.registration;
   } catch {
     return undefined;

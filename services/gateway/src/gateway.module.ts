@@ -4,6 +4,8 @@ import type { ApiTokens } from './auth/api-tokens';
 import { API_TOKENS, AuthGuard, CLIENT_LIMITS } from './auth/auth.guard';
 import { ClientLimits, tokenLimitsFrom } from './limits/client-limits';
 import { AdminController } from './admin/admin.controller';
+import { PolicyWhatIfController } from './admin/policy-what-if.controller';
+import { WHAT_IF_ENGINE, type WhatIfEngine } from './admin/policy-what-if';
 import { DASHBOARD_ASSETS, DashboardController } from './dashboard/dashboard.controller';
 import { loadDashboardAssets } from './dashboard/dashboard-assets';
 import { CapabilitiesController } from './capabilities/capabilities.controller';
@@ -27,6 +29,7 @@ const CONTROLLERS: Type[] = [
   CapabilitiesController,
   CapabilityOwnerController,
   AdminController,
+  PolicyWhatIfController,
   HitlController,
   RunControlController,
   RunCancelController,
@@ -34,9 +37,15 @@ const CONTROLLERS: Type[] = [
   OpenApiController,
 ];
 
+/** What the process that hosts the gateway may give it besides its runtime. */
+export interface GatewayOptions {
+  whatIf?: WhatIfEngine;
+}
+
 @Module({})
 export class GatewayModule {
-  static forRuntime(runtime: ServiceRuntime, tokens: ApiTokens): DynamicModule {
+  /** `options.whatIf`: the decide functions policy what-if re-decides with (the app has them; a lone gateway not). */
+  static forRuntime(runtime: ServiceRuntime, tokens: ApiTokens, options: GatewayOptions = {}): DynamicModule {
     // The developer sandbox exists only when asked for (FLEX_DEV_SANDBOX): its routes, in the document too.
     const controllers = runtime.config.FLEX_DEV_SANDBOX ? [...CONTROLLERS, SandboxController] : CONTROLLERS;
     return {
@@ -51,6 +60,7 @@ export class GatewayModule {
         },
         { provide: API_ROUTES, useValue: routesOf(controllers) },
         { provide: DASHBOARD_ASSETS, useValue: loadDashboardAssets() },
+        ...(options.whatIf ? [{ provide: WHAT_IF_ENGINE, useValue: options.whatIf }] : []),
         AuthGuard,
         RunsService,
         EnvelopeBuilder,

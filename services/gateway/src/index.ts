@@ -1,5 +1,7 @@
-export { GatewayModule } from './gateway.module';
+export { GatewayModule, type GatewayOptions } from './gateway.module';
+export { type WhatIfEngine } from './admin/policy-what-if';
 export { createGatewayApp } from './http/gateway.app';
+export { serveGateway } from './serve-gateway';
 export {
   resolveApiTokens,
   parseApiTokens,

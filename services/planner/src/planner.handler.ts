@@ -16,8 +16,8 @@ import {
 import {
   activeRegistrations,
   boundedLabel,
-  fetchCapabilitySnapshot,
   loadState,
+  keptRegistrySnapshot,
   RUNTIME,
   runCommand,
   type CapabilitySnapshot,
@@ -94,8 +94,8 @@ export class PlannerHandler {
    * rule-based planner, whatever is configured.
    */
   private async draft(state: StartedRun, request: PlanRequest, ctx?: FlexEventContext): Promise<Planned> {
-    const { messaging, prefix, metrics, clock } = this.runtime;
-    const snapshot = await fetchCapabilitySnapshot(messaging, prefix);
+    const { metrics, clock } = this.runtime;
+    const snapshot = await keptRegistrySnapshot(this.runtime, ctx);
     const active = activeRegistrations(snapshot);
     const input = plannerRequest(state, request, active);
     const plannerId = request.fallback ? request.fallback.planner : this.planner.id;

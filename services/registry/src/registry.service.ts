@@ -44,6 +44,8 @@ export interface OwnerAssignedReply {
   previousOwner?: string;
 }
 
+type RegistryRequest = 'register' | 'deregister' | 'snapshot' | 'assign_owner';
+type Handler = (req: IncomingRequest) => Promise<unknown>;
 /**
  * The capability registry: registration, heartbeats, expiry, ownership and snapshots over plain
  * messaging (request/reply in queue group `registry`, so replicas share the work). Who asks is the
@@ -78,18 +80,15 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     const { messaging, prefix } = this.runtime;
     const subjects = registrySubjects(prefix);
-    const queue = { queue: 'registry' };
-    this.stops.push(await messaging.serve(subjects.registerAll, queue, (req) => this.register(req)));
-    this.stops.push(await messaging.serve(subjects.deregisterAll, queue, (req) => this.deregister(req)));
-    this.stops.push(
-      await messaging.serve(subjects.snapshot, queue, (req) =>
-        // Asked for a run (the planner, validator, executor), the answer is a span of the run's trace.
-        inRemoteSpan(req.headers.traceparent, 'registry.snapshot', { kind: SpanKind.SERVER }, () =>
-          this.snapshot(),
-        ),
+    await this.serveCounted(subjects.registerAll, 'register', (req) => this.register(req));
+    await this.serveCounted(subjects.deregisterAll, 'deregister', (req) => this.deregister(req));
+    await this.serveCounted(subjects.snapshot, 'snapshot', (req) =>
+      // Asked for a run (the planner, validator, executor), the answer is a span of the run's trace.
+      inRemoteSpan(req.headers.traceparent, 'registry.snapshot', { kind: SpanKind.SERVER }, () =>
+        this.snapshot(),
       ),
     );
-    this.stops.push(await messaging.serve(subjects.assignOwner, queue, (req) => this.assignOwner(req.data)));
+    await this.serveCounted(subjects.assignOwner, 'assign_owner', (req) => this.assignOwner(req.data));
     // Every replica sees every heartbeat (Messaging.subscribe has no queue group); touches are idempotent.
     this.stops.push(
       await messaging.subscribe(
@@ -103,6 +102,16 @@ export class RegistryService implements OnModuleInit, OnModuleDestroy {
       this.sweeper = setInterval(() => void this.sweep(), everyMs);
       this.sweeper.unref();
     }
+  }
+
+  /** Serve `subject` in the `registry` queue group, counting each request this replica takes (its share). */
+  private async serveCounted(subject: string, request: RegistryRequest, handle: Handler): Promise<void> {
+    const { messaging } = this.runtime;
+    const stop = await messaging.serve(subject, { queue: 'registry' }, (req) => {
+      this.runtime.metrics.count({ family: 'registryRequests', labels: { request } });
+      return handle(req);
+    });
+    this.stops.push(stop);
   }
 
   async onModuleDestroy(): Promise<void> {

@@ -1,12 +1,13 @@
 import { decision } from '@flex/decider';
 import { Controller, Inject } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import type { FlexEventContext } from '@flex/bus';
 import type { StoredEvent } from '@flex/event-store';
 import { runIdFromStreamId } from '@flex/contracts';
 import { payloadOf, runMetadata } from '@flex/run-model';
 import {
   activeRegistrations,
-  fetchCapabilitySnapshot,
+  keptRegistrySnapshot,
   RUNTIME,
   runCommand,
   type ServiceRuntime,
@@ -20,15 +21,16 @@ export class ValidatorHandler {
 
   /** plan_drafted → prove the draft against the contract and the live registry (plan_generated, plan_updated or plan_rejected). */
   @EventPattern('plan_drafted')
-  async onPlanDrafted(@Payload() event: StoredEvent): Promise<void> {
+  async onPlanDrafted(@Payload() event: StoredEvent, @Ctx() ctx?: FlexEventContext): Promise<void> {
     const attributes = { [ATTR.runId]: runIdFromStreamId(event.streamId) ?? event.streamId };
-    await inSpan('plan.prove', { attributes }, (span) => this.prove(event, span));
+    await inSpan('plan.prove', { attributes }, (span) => this.prove(event, span, ctx));
   }
 
   /** The verdict on the draft: its event type (`plan_generated`, `plan_updated`, `plan_rejected`) is the span's outcome. */
-  private async prove(event: StoredEvent, span: Span): Promise<void> {
-    const { store, messaging, prefix, config } = this.runtime;
-    const snapshot = await fetchCapabilitySnapshot(messaging, prefix);
+  private async prove(event: StoredEvent, span: Span, ctx?: FlexEventContext): Promise<void> {
+    const { store, config } = this.runtime;
+    // A registry briefly unreachable is waited for (FLEX_UNREACHABLE_BUDGET_MS), not a failed proof.
+    const snapshot = await keptRegistrySnapshot(this.runtime, ctx);
     const active = activeRegistrations(snapshot);
     const result = await runCommand({
       store,

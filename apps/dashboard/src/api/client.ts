@@ -1,3 +1,4 @@
+import type { PolicyWhatIfRequest, PolicyWhatIfResponse } from '@flex/contracts';
 import { apiErrorOf, ApiError } from './api-error';
 import { readSse } from './sse';
 import type {
@@ -50,6 +51,11 @@ export class FlexApi {
       if (!this.serverPages) return this.listRuns(query);
     }
     return pageOf(body, offset, query.pageSize);
+  }
+
+  /** Policy what-if (operator): recorded runs re-decided with candidate runtime policies; nothing written. */
+  policyWhatIf(request: PolicyWhatIfRequest): Promise<PolicyWhatIfResponse> {
+    return this.json('POST', 'admin/policy-what-if', request);
   }
 
   run(runId: string): Promise<RunDetail> {

@@ -145,6 +145,26 @@ export const COMMANDS: readonly CommandSpec[] = [
     options: {},
     summary: 'check an export offline (and its head signature with FLEX_CHAIN_SIGNING_KEY)',
   },
+  {
+    name: 'policy what-if',
+    args: [],
+    options: {
+      policies: {
+        type: 'string',
+        value: 'file.json',
+        help: 'the candidate runtime policies { "runtime": [...] } (required)',
+      },
+      since: { type: 'string', value: 'iso-time', help: 'runs created at or after' },
+      runs: { type: 'string', value: 'id[,id]', help: 'these runs (default: the newest finished runs)' },
+      limit: { type: 'string', value: 'n', help: 'at most this many runs (1-100, default 20)' },
+      merge: {
+        type: 'boolean',
+        help: "keep each run's other policies; the candidates replace those with their ids (default: all)",
+      },
+    },
+    summary:
+      'which recorded decisions candidate runtime policies would change, per run and in total (operator)',
+  },
   { name: 'projections rebuild', args: [], options: {}, summary: 'rebuild the read models (admin)' },
   { name: 'help', args: ['command?'], options: {}, summary: 'this help, or one command’s' },
 ];

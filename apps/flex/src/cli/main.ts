@@ -6,6 +6,7 @@ import { EXIT } from './exit-codes';
 import { hitlListCommand, hitlResolveCommand } from './hitl-command';
 import { parseArgv, UsageError, type ParsedCommand } from './parse-args';
 import { runCommand } from './run-command';
+import { policyWhatIfCommand } from './policy-what-if';
 import { pauseCommand, resumeCommand } from './run-control-command';
 import { runsCommand } from './runs-command';
 import { replayFileCommand } from './replay-verify';
@@ -99,6 +100,11 @@ async function dispatch(ctx: CliContext, { command, args, flags, json }: ParsedC
         against: str('against'),
         json,
         key: process.env.FLEX_CHAIN_SIGNING_KEY,
+      });
+    case 'policy what-if':
+      return policyWhatIfCommand(ctx, {
+        ...{ policies: str('policies'), since: str('since'), runs: str('runs'), limit: str('limit') },
+        ...{ merge: bool('merge'), json },
       });
     case 'projections rebuild':
       process.stdout.write(

@@ -17,6 +17,7 @@ import {
   type ServiceRuntime,
 } from '@flex/runtime';
 import { ValidatorModule } from '@flex/validator';
+import { gatewayWhatIf } from '../replay/replay-adapters';
 import { lockDataDir } from './data-dir.lock';
 import { awaitShippedCapabilities } from './shipped-capabilities';
 
@@ -108,7 +109,7 @@ export async function startEmbedded(options: EmbeddedOptions): Promise<EmbeddedF
       await service.listen();
       closers.push(() => service.close());
     }
-    const gateway: INestApplication = await createGatewayApp(runtime, tokens);
+    const gateway: INestApplication = await createGatewayApp(runtime, tokens, gatewayWhatIf(config));
     const host = bindHost(config, 'embedded');
     await gateway.listen(config.PORT, host);
     closers.push(() => gateway.close());

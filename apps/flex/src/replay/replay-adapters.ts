@@ -59,3 +59,10 @@ function deadLetterOf(step: ReplayStep) {
   const consumer = first.metadata.producer ?? failed.deadLetter.consumer;
   return decideDeadLetterFailure(state, { consumer, event: step.trigger, deliveryCount, reason: error });
 }
+
+/** The gateway's policy what-if over this deployment's decide functions (embedded, and gateway-main.js). */
+export function gatewayWhatIf(config: FlexConfig): {
+  whatIf: { adapters: ReplayAdapters; budgetMs: number };
+} {
+  return { whatIf: { adapters: flexReplayAdapters(config), budgetMs: config.FLEX_WHAT_IF_BUDGET_MS } };
+}

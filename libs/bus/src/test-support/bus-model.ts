@@ -1,6 +1,6 @@
 import type { Checkpoint, StoredEvent } from '@flex/event-store';
 import { compareCheckpoints } from '../log-window';
-import type { EventLog, EventLogPage } from '../types';
+import type { EventLog, EventLogPage, LogFollower } from '../types';
 
 /** What every incarnation (process lifetime) of the bus did, as the model's guarantees need it. */
 export class BusRecord {
@@ -19,10 +19,15 @@ export class BusRecord {
     return event.streamId.startsWith(this.prefix);
   }
 
+  /** A page read, or told by the store: an event's checkpoint is the same whichever way it came. */
   read(page: EventLogPage): void {
     page.events.forEach((event, i) => {
       const after = page.checkpoints?.[i];
-      if (after && this.mine(event)) this.checkpointOf.set(event.id, after);
+      if (!after || !this.mine(event)) return;
+      const before = this.checkpointOf.get(event.id);
+      if (before && compareCheckpoints(before, after) !== 0)
+        this.violations.push(`${event.id} at ${JSON.stringify(after)}, before ${JSON.stringify(before)}`);
+      this.checkpointOf.set(event.id, after);
     });
   }
 
@@ -68,6 +73,21 @@ export class IncarnationLog implements EventLog {
     return page;
   }
 
+  /** Present when the inner log's is: what the store tells reaches a crashed process no more. */
+  get follow(): EventLog['follow'] {
+    const follow = this.inner.follow?.bind(this.inner);
+    if (!follow) return undefined;
+    return (follower: LogFollower) =>
+      follow({
+        committed: (page) => {
+          if (this.dead) return;
+          this.record.read(page);
+          follower.committed(page);
+        },
+        unsure: () => this.dead || follower.unsure(),
+      });
+  }
+
   async loadCheckpoint(name: string): Promise<Checkpoint | undefined> {
     const checkpoint = await this.inner.loadCheckpoint(name);
     if (checkpoint) this.record.loaded.set(`${this.incarnation}/${this.durableOf(name)}`, checkpoint);
@@ -78,5 +98,13 @@ export class IncarnationLog implements EventLog {
     if (this.dead) return; // the process is gone: what it had not saved is lost
     this.record.saving(this.incarnation, this.durableOf(name), checkpoint);
     await this.inner.saveCheckpoint(name, checkpoint);
+  }
+
+  async saveCheckpoints(saves: ReadonlyMap<string, Checkpoint>): Promise<void> {
+    if (this.dead) return;
+    for (const [name, checkpoint] of saves)
+      this.record.saving(this.incarnation, this.durableOf(name), checkpoint);
+    if (this.inner.saveCheckpoints) await this.inner.saveCheckpoints(saves);
+    else for (const [name, checkpoint] of saves) await this.inner.saveCheckpoint(name, checkpoint);
   }
 }

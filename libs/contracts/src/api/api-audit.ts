@@ -45,6 +45,21 @@ export const ChainHeadSchema = z.object({
   signature: z.object({ alg: z.literal('HMAC-SHA256'), value: z.string() }).optional(),
 });
 
+/**
+ * Where an archived run's events are (retention, docs/AUDIT.md): the archive's location, when it was
+ * archived, and the chain head kept in Postgres that the archive must end at.
+ */
+export const RunArchiveSchema = z.object({
+  location: z.string(),
+  archivedAt: z.string(),
+  finishedAt: z.string(),
+  events: z.number().int().min(1),
+  head: ChainHeadSchema,
+});
+
+/** See {@link RunArchiveSchema}. */
+export type RunArchive = z.infer<typeof RunArchiveSchema>;
+
 /** What the first bad event of a chain shows. */
 export const ChainProblemSchema = z.enum(['edited', 'inserted', 'deleted', 'reordered']);
 
@@ -56,6 +71,8 @@ export const ChainVerifyResponseSchema = z.object({
   events: z.number().int().min(0),
   /** Where the stored chain ends. */
   head: ChainHeadSchema,
+  /** Set when the run is archived: its events were read from the archive and checked against this head. */
+  archive: RunArchiveSchema.optional(),
   firstBad: z
     .object({
       /** Its index in the stream (version order); `events` when events are missing from the end. */

@@ -6,6 +6,7 @@ import { PlanEdgeSchema, PlanGraphSchema, PlanMetadataSchema } from '../plan/pla
 import { PlanNodeSchema } from '../plan/plan-node';
 import { IdentifierSchema, IsoTimestampSchema, Sha256HexSchema } from '../shared/identifiers';
 import { JsonObjectSchema, JsonValueSchema } from '../shared/json';
+import { RunArchiveSchema } from './api-audit';
 
 /** Where a run stands (the run model's status union, docs/lifecycle.md). */
 export const RUN_STATUSES = [
@@ -195,6 +196,11 @@ export const RunDetailSchema = z.object({
     envelope: TaskEnvelopeSchema,
     /** `contentHash` (sha256 of canonical JSON) of `envelope.outputContract.schema`. */
     schemaHash: Sha256HexSchema,
+    /**
+     * Set when retention archived the run: its events left Postgres for this archive, and the read
+     * models keep only its summary and output (no plan versions, nodes or HITL requests).
+     */
+    archive: RunArchiveSchema.optional(),
   }),
   output: z
     .object({

@@ -6,6 +6,7 @@ import * as checkpoints from './2026112204_checkpoints';
 import * as deadLetters from './2026112205_dead_letters';
 import * as secrets from './2026121204_secrets';
 import * as eventChain from './2026121701_event_chain';
+import * as runArchives from './2026122001_run_archives';
 
 /** The store's own migrations, forward only: a released one is never edited, a change is a new one. */
 export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
@@ -16,4 +17,5 @@ export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.
   '2026112205_dead_letters': deadLetters,
   '2026121204_secrets': secrets,
   '2026121701_event_chain': eventChain,
+  '2026122001_run_archives': runArchives,
 });

@@ -87,6 +87,9 @@ function servicePermissions(
     );
   if (role.invokesAgents) publish.push(`${prefix}.agent.*.invoke`);
   const subscribe = [inbox];
+  // Who keeps the snapshot hears when it changes; the registry says so.
+  if (role.asks.includes('snapshot')) subscribe.push(registry.changed);
+  if (role.servesRegistry) publish.push(registry.changed);
   if (role.watches) subscribe.push(eventsWildcard(prefix), logsWildcard(prefix));
   if (role.servesRegistry)
     subscribe.push(

@@ -73,6 +73,10 @@ describe('permissionsFor: services', () => {
       expect(allows(p.publish, agentInvokeSubject('flex', 'writer.en'))).toBe(service === 'executor');
       expect(allows(p.subscribe, agentInvokeSubject('flex', 'writer.en'))).toBe(false);
       expect(allows(p.publish, registrySubjects('flex').assignOwner)).toBe(service === 'gateway');
+      expect(allows(p.publish, registrySubjects('flex').changed)).toBe(service === 'registry');
+      expect(allows(p.subscribe, registrySubjects('flex').changed)).toBe(
+        SERVICE_ROLES[service].asks.includes('snapshot'),
+      );
     }
   });
 });

@@ -142,6 +142,20 @@ export const FAMILIES = {
     help: 'Deliveries of an event a consumer had been handed before (delivery count above 1), by consumer',
     labels: ['consumer'],
   }),
+  busDeliveries: family({
+    name: 'flex_bus_deliveries',
+    kind: 'counter',
+    unit: '{delivery}',
+    help: 'Deliveries of events a consumer instance was handed (redeliveries included), by consumer',
+    labels: ['consumer'],
+  }),
+  registryRequests: family({
+    name: 'flex_registry_requests',
+    kind: 'counter',
+    unit: '{request}',
+    help: 'Requests a registry instance took from its queue group (register, deregister, snapshot, assign_owner), by request',
+    labels: ['request'],
+  }),
   busDeadLetters: family({
     name: 'flex_bus_dead_letters',
     kind: 'counter',

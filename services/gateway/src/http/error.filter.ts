@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { Request, Response } from 'express';
+import { isDatabaseUnavailable } from '@flex/event-store';
 import type { Logger } from '@flex/runtime';
 
 /** Maps every error to `{error:{code,message,details}}`; unknown errors are logged and hidden. */
@@ -22,6 +23,19 @@ export class ApiErrorFilter implements ExceptionFilter {
       const retryAfter = (error.details as { retryAfterSeconds?: unknown }).retryAfterSeconds;
       if (typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
       res.status(exception.getStatus()).json({ error });
+      return;
+    }
+    if (isDatabaseUnavailable(exception)) {
+      // Postgres restarting or out of reach: the client tries again (a start with its idempotency key is made once).
+      this.logger.warn('database unavailable', { error: String(exception) });
+      res.setHeader('Retry-After', '1');
+      res.status(503).json({
+        error: {
+          code: 'store_unavailable',
+          message: 'the event store is unavailable; try again',
+          details: { retryAfterSeconds: 1 },
+        },
+      });
       return;
     }
     this.logger.error('unhandled error', { error: exception });

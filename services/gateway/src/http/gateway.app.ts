@@ -1,11 +1,11 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { projectionsFor } from '@flex/read-models';
-import { nestLogger, type Readiness, type ServiceRuntime } from '@flex/runtime';
+import { projectionsFor, runArchiveHooks } from '@flex/read-models';
+import { nestLogger, startRetention, type Readiness, type ServiceRuntime } from '@flex/runtime';
 import type { ProjectionRunner } from '@flex/event-store';
 import type { NextFunction, Request, Response } from 'express';
 import type { ApiTokens } from '../auth/api-tokens';
-import { GatewayModule } from '../gateway.module';
+import { GatewayModule, type GatewayOptions } from '../gateway.module';
 import { ApiErrorFilter } from './error.filter';
 import { LimitedExpressAdapter, serverLimitsFrom } from './http-server';
 import { JsonBodyInterceptor } from './json-body.interceptor';
@@ -14,14 +14,15 @@ import { parseQuery } from './query';
 /**
  * The HTTP app: a server with timeouts and a connection cap, a query parser that refuses what it
  * cannot read unambiguously, the JSON body read after the guards (JsonBodyInterceptor), the error
- * filter, and the projection loop that keeps the read models current.
+ * filter, the projection loop that keeps the read models current, and retention when configured.
  */
 export async function createGatewayApp(
   runtime: ServiceRuntime,
   tokens: ApiTokens,
+  options: GatewayOptions = {},
 ): Promise<INestApplication> {
   const app = await NestFactory.create(
-    GatewayModule.forRuntime(runtime, tokens),
+    GatewayModule.forRuntime(runtime, tokens, options),
     new LimitedExpressAdapter(serverLimitsFrom(runtime.config)),
     { bodyParser: false, logger: nestLogger(runtime.logger) },
   );
@@ -42,6 +43,8 @@ export async function createGatewayApp(
     caughtUp.stop();
     await projections.stop();
   });
+  // Retention belongs with the read models it summarizes into (docs/AUDIT.md § Retention).
+  startRetention(runtime, runArchiveHooks);
   return app;
 }
 

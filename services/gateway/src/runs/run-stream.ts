@@ -1,24 +1,22 @@
 import { runLogsWildcard } from '@flex/bus';
 import { runIdFromStreamId } from '@flex/contracts';
-import type { EventStore } from '@flex/event-store';
 import type { ServiceRuntime } from '@flex/runtime';
 import type { Response } from 'express';
 import type { Principal } from '../auth/api-tokens';
 import { tooManyRequests } from '../http/api-error';
 import type { ClientLimits } from '../limits/client-limits';
-import { logFrame, sseFrame } from './event-frame';
-import { isInternalType, NOTHING_SEEN, observe, stops, type StreamEnd } from './stream-end';
+import { logFrame } from './event-frame';
+import { pumpRun, RunFeed, type FrameSink, type PumpOptions, type PumpStop } from './run-feed';
 
 const KEEPALIVE_MS = 15_000;
 const RECHECK_MS = 1_000;
-const PAGE = 500;
 
 /**
  * Why a stream stopped (the `reason` of the `flex.sse.streams_closed` counter); `stalled`: the
  * client stopped reading and the server dropped it (see SseSink); `shutdown`: this gateway is
  * stopping, and the client reconnects (to another) with `Last-Event-ID`.
  */
-type StopReason = 'terminal' | 'paused' | 'client_left' | 'stalled' | 'shutdown' | 'error';
+type StopReason = PumpStop | 'error';
 
 /** When a reader counts as stalled: its unsent bytes above `maxBufferBytes` for `graceMs`. */
 interface StallRule {
@@ -26,11 +24,7 @@ interface StallRule {
   graceMs: number;
 }
 
-export interface FollowOptions {
-  /** The client has every event up to this position (`Last-Event-ID`): they are not sent again. */
-  afterPosition: number;
-  end: StreamEnd;
-}
+export type FollowOptions = PumpOptions;
 
 /**
  * A slot among the token's open streams (FLEX_LIMIT_STREAMS_PER_TOKEN), taken before the request
@@ -54,11 +48,11 @@ export function openSse(res: Response): void {
 
 /**
  * Stream a run's events as SSE until `options.end` says stop (see StreamEnd) or the client leaves.
- * Every stream (run.stream, run.resume, GET runs/:id/events) is this one loop. The store is the
- * source and the cursor is the run's stream version, so each event is sent once and in order
- * whatever the bus does: bus notifications only ring a bell ("read again"), and a slow re-read
- * covers a missed one. Nothing ends the loop but the end rule, the client, the gateway shutting
- * down, or an error.
+ * Every stream (run.stream, run.resume, GET runs/:id/events) is this one loop (pumpRun): the cursor
+ * is the run's stream version, so each event is sent once and in order whatever the bus does; the
+ * committed events the bus hands over are sent as they are when they are the next version, and the
+ * store fills any gap (and a slow re-read covers a lost notification). Nothing ends the loop but the
+ * end rule, the client, the gateway shutting down, or an error.
  * `flex_sse_clients` is the number of live streams; `flex_sse_streams_closed_total` says why they ended.
  */
 export async function followRun(
@@ -67,10 +61,10 @@ export async function followRun(
   options: FollowOptions,
   res: Response,
 ): Promise<void> {
-  const bell = new Doorbell();
-  res.on('close', bell.ring);
-  const offStop = runtime.readiness.onStop(bell.ring);
-  const unwatch = await runtime.bus.watch(streamId, bell.ring);
+  const feed = new RunFeed(streamId, RECHECK_MS);
+  res.on('close', feed.ring);
+  const offStop = runtime.readiness.onStop(feed.ring);
+  const unwatch = await runtime.bus.watch(streamId, feed.offer);
   runtime.metrics.sseClients(1);
   const stall = {
     maxBufferBytes: runtime.config.FLEX_LIMIT_SSE_BUFFER_BYTES,
@@ -81,12 +75,12 @@ export async function followRun(
   const unlog =
     options.end === 'stored' ? async () => undefined : await forwardLogLines(runtime, streamId, sink);
   try {
-    reason = await pump(runtime.store, streamId, options, sink, bell, () => runtime.readiness.stopping);
+    reason = await pumpRun(runtime.store, streamId, options, sink, feed, () => runtime.readiness.stopping);
   } finally {
     offStop();
     await unlog().catch(() => undefined);
     unwatch();
-    res.off('close', bell.ring);
+    res.off('close', feed.ring);
     if (!res.writableEnded) res.end();
     runtime.metrics.sseClients(-1);
     runtime.metrics.count({ family: 'sseClosed', labels: { reason } });
@@ -109,94 +103,13 @@ async function forwardLogLines(
   });
 }
 
-async function pump(
-  store: EventStore,
-  streamId: string,
-  options: FollowOptions,
-  sink: SseSink,
-  bell: Doorbell,
-  stopping: () => boolean,
-): Promise<StopReason> {
-  let version = await startVersion(store, streamId, options.afterPosition);
-  let progress = NOTHING_SEEN;
-  while (!sink.gone) {
-    if (stopping()) return 'shutdown';
-    bell.clear();
-    const events = await store.readStream(streamId, { afterVersion: version, limit: PAGE });
-    for (const event of events) {
-      version = event.version;
-      progress = observe(progress, event.type);
-      // The terminal event is the stream's last frame: no log line after it.
-      if (progress.ended) sink.endLogs();
-      const sent = event.position > options.afterPosition && !isInternalType(event.type);
-      if (sent) await sink.write(sseFrame(event));
-      if (progress.ended || sink.gone) break;
-    }
-    const caughtUp = events.length === 0 && !bell.rung;
-    if (stops(progress, options.end, caughtUp)) {
-      sink.endLogs();
-      return progress.ended ? 'terminal' : 'paused';
-    }
-    if (events.length > 0) continue;
-    await bell.wait(RECHECK_MS);
-    sink.keepAlive();
-  }
-  return sink.stalled ? 'stalled' : 'client_left';
-}
-
-/**
- * The version to read after: one before the last event the client has, so the loop reads that
- * event again (without sending it) and learns whether the run had already ended there. A run's
- * terminal event is its last (TERMINAL_EVENT_TYPES), so a `Last-Event-ID` at or past it ends at
- * once, and one past everything stored still ends when the terminal event comes, wherever it lands.
- */
-async function startVersion(store: EventStore, streamId: string, afterPosition: number): Promise<number> {
-  if (afterPosition <= 0) return 0;
-  // Read the version first: if nothing is past afterPosition afterwards, all of it is the client's.
-  const known = await store.streamVersion(streamId);
-  const [next] = await store.readStream(streamId, { afterPosition, limit: 1 });
-  const lastHeld = next ? next.version - 1 : known;
-  return Math.max(0, lastHeld - 1);
-}
-
-/**
- * What wakes the loop: the bus on a new event of the run (best effort), the response on close, the
- * process on shutdown.
- */
-class Doorbell {
-  rung = false;
-  private wake: (() => void) | undefined;
-
-  readonly ring = (): void => {
-    this.rung = true;
-    this.wake?.();
-  };
-
-  clear(): void {
-    this.rung = false;
-  }
-
-  /** Until the bell rings (now, if it rang since the last clear) or `ms` pass. */
-  wait(ms: number): Promise<void> {
-    if (this.rung) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => this.wake?.(), ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-    });
-  }
-}
-
 /**
  * The response: writes that let a slow client fall behind by up to `maxBufferBytes` of unsent
  * frames, and drop a client that stays further behind than that for `graceMs` (a reader that has
  * stopped reading would otherwise hold the stream, its buffer and its slot forever); a comment
  * when the line is quiet.
  */
-class SseSink {
+class SseSink implements FrameSink {
   private lastWrite = Date.now();
   private logsOpen = true;
   stalled = false;

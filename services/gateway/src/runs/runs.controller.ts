@@ -17,6 +17,7 @@ import { apiError } from '../http/api-error';
 import { parseQuery } from '../http/query-schema';
 import type { ClientLimits } from '../limits/client-limits';
 import { ApiDoc } from '../openapi/api-doc.decorator';
+import { streamArchivedRun } from './archived-run';
 import { encodeCursor, parseRunListQuery } from './run-list.query';
 import { followRun, openSse, reserveStream } from './run-stream';
 import { RunsService } from './runs.service';
@@ -147,7 +148,7 @@ export class RunsController {
     @Headers('last-event-id') lastEventId?: string,
   ): Promise<void> {
     const { follow } = parseQuery(RunEventsQuerySchema, query);
-    const streamId = await this.runs.assertVisible(req.principal, checkRunId(id));
+    const { streamId, archive } = await this.runs.visibleRun(req.principal, checkRunId(id));
     const after = lastEventId === undefined || lastEventId === '' ? 0 : Number(lastEventId);
     if (!Number.isSafeInteger(after) || after < 0)
       throw apiError(
@@ -155,6 +156,7 @@ export class RunsController {
         'invalid_last_event_id',
         'Last-Event-ID must be an event position (a non-negative integer)',
       );
+    if (archive) return streamArchivedRun(this.runtime, archive, after, res);
     const release = reserveStream(this.limits, req.principal);
     try {
       openSse(res);

@@ -9,6 +9,7 @@ import {
 import { checkUntrustedSchema } from '@flex/facets';
 import {
   countWorkingRuns,
+  workingRunsAtMost,
   getRunDetail,
   getRunDetailAt,
   listRuns,
@@ -19,12 +20,13 @@ import {
 } from '@flex/read-models';
 import { policyKeys } from '@flex/run-model';
 import { RUNTIME, secretKeyPattern, type SecretVault, type ServiceRuntime } from '@flex/runtime';
-import { typedEvent } from '@flex/event-store';
+import { typedEvent, type ArchiveRecord } from '@flex/event-store';
 import type { Principal } from '../auth/api-tokens';
 import { CLIENT_LIMITS } from '../auth/auth.guard';
 import { apiError, tooManyRequests } from '../http/api-error';
 import type { ClientLimits } from '../limits/client-limits';
 import { KeyedLock } from '../limits/keyed-lock';
+import { archivedOwner, archiveView, findRunArchive } from './archived-run';
 
 /** Least Retry-After of a start refused for too many working runs (when one rests is unknown): a hint. */
 const RUNS_RETRY_AFTER_SECONDS = 2;
@@ -115,9 +117,14 @@ export class RunsService {
     );
   }
 
-  /** 429 when the principal has as many working runs as it may (counted on a caught-up read model). */
+  /**
+   * 429 when the principal has as many working runs as it may (counted on a caught-up read model).
+   * Most starts are well below the limit: a bound taken on the read model as it stands says so in
+   * one statement, and only a start near the limit catches the projections up to count exactly.
+   */
   private async admitWorkingRun(principal: Principal): Promise<void> {
     const limit = this.runtime.config.FLEX_LIMIT_RUNS_PER_TOKEN;
+    if ((await workingRunsAtMost(this.runtime.database.db, principal.id)) < limit) return;
     await this.fresh();
     const working = await countWorkingRuns(this.runtime.database.db, principal.id);
     if (working >= limit)
@@ -194,25 +201,58 @@ export class RunsService {
   /** A client sees only its own runs: another's run is a 404, as if it did not exist. */
   async detail(principal: Principal, runId: string): Promise<RunDetail> {
     await this.fresh();
-    return visible(principal, runId, await getRunDetail(this.runtime.database.db, runId));
+    const detail = visible(principal, runId, await getRunDetail(this.runtime.database.db, runId));
+    // An archived run has ended and kept no plan versions: only then is its archive row looked up.
+    if (TERMINAL_STATUSES.has(detail.run.status) && detail.planVersions.length === 0) {
+      const archive = await findRunArchive(this.runtime, runStreamId(runId));
+      if (archive) return { ...detail, run: { ...detail.run, archive: archiveView(archive) } };
+    }
+    return detail;
   }
 
   /** The run as of the event at `position` (time travel: see getRunDetailAt); straight from its stream. */
   async detailAt(principal: Principal, runId: string, position: number): Promise<RunDetail> {
     const detail = await getRunDetailAt(this.runtime.database.db, runId, position);
+    if (!detail) await refuseArchived(this.runtime, principal, runId);
     return visible(principal, runId, detail, ` at position ${position}`);
   }
 
   /** Ownership check straight from the stream's first event (read models may lag a moment behind). */
   async assertVisible(principal: Principal, runId: string): Promise<string> {
+    return (await this.visibleRun(principal, runId)).streamId;
+  }
+
+  /** The run's stream, and its archive row when retention archived it (its events are then gone). */
+  async visibleRun(
+    principal: Principal,
+    runId: string,
+  ): Promise<{ streamId: string; archive?: ArchiveRecord }> {
     const streamId = runStreamId(runId);
     const [first] = await this.runtime.store.readStream(streamId, { limit: 1 });
     const start = first && typedEvent(first);
-    const owner = start?.type === 'start' ? start.payload.owner.principal : undefined;
-    if (!first || (principal.role === 'client' && owner !== principal.id))
+    const archive = first ? undefined : await findRunArchive(this.runtime, streamId);
+    const owner = start?.type === 'start' ? start.payload.owner.principal : archive && archivedOwner(archive);
+    if ((!first && !archive) || (principal.role === 'client' && owner !== principal.id))
       throw apiError(404, 'run_not_found', `no run ${runId}`, { runId });
-    return streamId;
+    return { streamId, archive };
   }
+}
+
+const TERMINAL_STATUSES = new Set<string>(['completed', 'failed', 'cancelled']);
+
+/**
+ * Time travel folds the run's stored events: an archived run has none left, so `?at=` is a 410
+ * naming the archive (export the run, then replay it offline), unless the principal may not see it.
+ */
+async function refuseArchived(runtime: ServiceRuntime, principal: Principal, runId: string): Promise<void> {
+  const archive = await findRunArchive(runtime, runStreamId(runId));
+  if (!archive || (principal.role === 'client' && archivedOwner(archive) !== principal.id)) return;
+  throw apiError(
+    410,
+    'run_archived',
+    `run ${runId} is archived: time travel reads stored events; export it (flex export) to see its history`,
+    { runId, location: archive.location },
+  );
 }
 
 /** The run, when the principal may see it; a 404 otherwise (a client sees its own runs only). */

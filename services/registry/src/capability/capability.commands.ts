@@ -1,3 +1,4 @@
+import { registrySubjects } from '@flex/bus';
 import { capabilityStreamId } from '@flex/contracts';
 import type { StoredEvent } from '@flex/event-store';
 import { loadState, runCommand, type ServiceRuntime } from '@flex/runtime';
@@ -57,15 +58,21 @@ export class CapabilityCommands {
 
   /**
    * Read your writes: catch the read models up until they hold what was just appended (bounded: a
-   * long transaction elsewhere holds the gap-safe tail back; the snapshot is then a moment stale).
+   * long transaction elsewhere holds the gap-safe tail back; the snapshot is then a moment stale),
+   * then tell the processes keeping a snapshot (`registry.changed`), before anyone gets a reply.
    */
   async settle(appended: readonly StoredEvent[], timeoutMs = 5_000): Promise<void> {
     if (appended.length === 0) return;
+    const { logger, messaging, prefix } = this.runtime;
     const last = appended[appended.length - 1].position;
     if (!(await this.projections.catchUpThrough(last, timeoutMs)))
-      this.runtime.logger.warn("the capabilities read model is behind the registry's last append", {
-        position: last,
-      });
+      logger.warn("the capabilities read model is behind the registry's last append", { position: last });
+    // Best effort: a notice lost costs a kept snapshot at most FLEX_REGISTRY_SNAPSHOT_MAX_AGE_MS.
+    await messaging
+      .publish(registrySubjects(prefix).changed, { position: last })
+      .catch((error: unknown) =>
+        logger.warn('could not announce a registry change', { error: String(error) }),
+      );
   }
 }
 
