@@ -15,7 +15,14 @@ import { head, openRaw, parseHead, stopReadingAfterHead } from './raw-socket';
 const READER = 'sse-reader-token';
 const OPERATOR = 'sse-operator-token';
 const BUFFER_BYTES = 64 * 1024;
-const STALL_MS = 500;
+/**
+ * Long enough that a reader that reads is never taken for a stalled one on a loaded machine: the
+ * rule drops a reader whose backlog (a 600 KB event here) has not drained within it, and the kernel
+ * wakes a writer only once half its send buffer (a few MB) has gone, so at 500 ms a reader had to
+ * take more than a megabyte a second, and the one catching up on every flood at load average 14 did
+ * not (CI, once).
+ */
+const STALL_MS = 3_000;
 /**
  * Short, so that a stream outlives it, but not so short that an operator's request, its head and body
  * a turn of a busy event loop apart (each flood is 600 KB to store and send), gets a 408 on a loaded
