@@ -45,7 +45,8 @@ interface Encoded {
 }
 
 /**
- * One append as one statement, atomic on its own: it checks the expected version and that the key is
+ * One append as one statement (`flex_append`, migration 2026122501_append_function, which keeps its
+ * plan for the session), atomic on its own: it checks the expected version and that the key is
  * unused, and only then takes positions, records the key with them, inserts the events numbered after
  * the stream's version and their outbox rows. Refused, it writes nothing and says why.
  *
@@ -63,74 +64,8 @@ export async function appendStatement(
   const key = options.idempotencyKey ?? null;
   const encoded = encode(item);
   const { rows } = await sql<StatementRow>`
-    with recursive head as (
-      select coalesce(last.version, 0)::int as version, coalesce(last.hash, ${GENESIS_HASH}) as hash
-      from (select) one
-      left join (
-        select version, hash from events where stream_id = ${streamId} order by version desc limit 1
-      ) last on true
-    ),
-    prior as (
-      select stream_id, positions from idempotency_keys where key = ${key}::text
-    ),
-    accepted as (
-      select version, hash from head
-      where not exists (select from prior)
-        and (${versionToCheck(options.expectedVersion)}::int is null
-          or version = ${versionToCheck(options.expectedVersion)}::int)
-    ),
-    allocated as (
-      select (row_number() over (order by position))::int as ord, position
-      from (
-        select nextval('events_position_seq') as position
-        from accepted, generate_series(1, ${item.events.length}::int)
-      ) fresh
-    ),
-    claimed as (
-      insert into idempotency_keys (key, stream_id, positions)
-      select ${key}::text, ${streamId}, coalesce((select array_agg(position order by ord) from allocated), '{}')
-      from accepted where ${key}::text is not null
-      on conflict (key) do nothing
-      returning key
-    ),
-    placed as (
-      select e.ord, a.position, h.version + a.ord as version, e.doc,
-        date_trunc('milliseconds', coalesce((e.doc->>'recorded_at')::timestamptz, now())) as recorded_at
-      from accepted h
-      join allocated a on true
-      join jsonb_array_elements(${encoded.docs}::jsonb) with ordinality as e(doc, ord) on e.ord = a.ord
-    ),
-    chain (ord, hash) as (
-      select 0::bigint, hash from accepted
-      union all
-      -- RFC 8785 of { content, position, prev, timestamp, version }: see chain.ts.
-      select p.ord, encode(sha256(convert_to(concat(
-        '{"content":"', p.doc->>'content', '","position":', p.position, ',"prev":"', c.hash,
-        '","timestamp":"', to_char(p.recorded_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-        '","version":', p.version, '}'), 'UTF8')), 'hex')
-      from chain c join placed p on p.ord = c.ord + 1
-    ),
-    inserted as (
-      insert into events
-        (position, id, stream_id, version, type, payload, metadata, recorded_at, prev_hash, hash)
-      select p.position, (p.doc->>'id')::uuid, ${streamId}, p.version, p.doc->>'type',
-        p.doc->'payload', p.doc->'metadata', p.recorded_at, before.hash, self.hash
-      from placed p
-      join chain self on self.ord = p.ord
-      join chain before on before.ord = p.ord - 1
-      where ${key}::text is null or exists (select from claimed)
-      returning position, version, recorded_at, transaction_id
-    ),
-    outboxed as (
-      insert into outbox (position) select position from inserted where ${outbox}::boolean
-    )
-    select h.version as head, p.stream_id as key_stream, p.positions as key_positions,
-      exists (select from accepted) as accepted, exists (select from claimed) as claimed,
-      i.position, i.recorded_at, i.transaction_id::text as xid
-    from head h
-    left join prior p on true
-    left join inserted i on true
-    order by i.version`.execute(db);
+    select * from flex_append(${streamId}, ${key}::text, ${versionToCheck(options.expectedVersion)}::int,
+      ${item.events.length}::int, ${encoded.docs}::jsonb, ${outbox}::boolean, ${GENESIS_HASH})`.execute(db);
   return interpret(db, item, encoded, rows);
 }
 

@@ -7,6 +7,7 @@ import * as deadLetters from './2026112205_dead_letters';
 import * as secrets from './2026121204_secrets';
 import * as eventChain from './2026121701_event_chain';
 import * as runArchives from './2026122001_run_archives';
+import * as appendFunction from './2026122501_append_function';
 
 /** The store's own migrations, forward only: a released one is never edited, a change is a new one. */
 export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
@@ -18,4 +19,5 @@ export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.
   '2026121204_secrets': secrets,
   '2026121701_event_chain': eventChain,
   '2026122001_run_archives': runArchives,
+  '2026122501_append_function': appendFunction,
 });
