@@ -68,32 +68,40 @@ describe('metrics of the event store (Postgres)', () => {
     expect(await scraped('flex_event_store_append_duration_seconds_count', { outcome: 'error' })).toBe(1);
   });
 
-  it('observes a run duration from its start and a HITL wait from its request, in the stored times', async () => {
-    const s = store();
-    const streamId = `run-${randomUUID()}`;
-    await s.append(
-      streamId,
-      [
-        event('start', {}, '2026-01-01T00:00:00.000Z'),
-        event('hitl_request', { requestId: 'other' }, '2026-01-01T00:00:01.000Z'),
-        event('hitl_request', { requestId: 'h-1' }, '2026-01-01T00:00:02.000Z'),
-      ],
-      { expectedVersion: 'no_stream' },
-    );
-    await s.append(
-      streamId,
-      [
-        event('hitl_resolved', { requestId: 'h-1', decision: 'approve' }, '2026-01-01T00:00:32.000Z'),
-        event('complete', {}, '2026-01-01T00:01:40.000Z'),
-      ],
-      { expectedVersion: 3 },
-    );
-    await waitFor(async () => (await scraped('flex_run_duration_seconds_count')) === 1, 5_000);
-    await waitFor(async () => (await scraped('flex_hitl_wait_seconds_count')) === 1, 5_000);
-    expect(await scraped('flex_run_duration_seconds_sum', { outcome: 'completed' })).toBe(100);
-    expect(await scraped('flex_hitl_wait_seconds_sum', { decision: 'approve' })).toBe(30);
-    expect(warnings).toEqual([]);
-  });
+  it.each([
+    ['the process that began them (from what it committed)', false],
+    ['another process (from the store)', true],
+  ])(
+    'observes a run duration from its start and a HITL wait from its request, ended by %s',
+    async (_, elsewhere) => {
+      const s = store();
+      const streamId = `run-${randomUUID()}`;
+      await s.append(
+        streamId,
+        [
+          event('start', {}, '2026-01-01T00:00:00.000Z'),
+          event('hitl_request', { requestId: 'other' }, '2026-01-01T00:00:01.000Z'),
+          event('hitl_request', { requestId: 'h-1' }, '2026-01-01T00:00:02.000Z'),
+        ],
+        { expectedVersion: 'no_stream' },
+      );
+      await (elsewhere ? store() : s).append(
+        streamId,
+        [
+          event('hitl_resolved', { requestId: 'h-1', decision: 'approve' }, '2026-01-01T00:00:32.000Z'),
+          event('complete', {}, '2026-01-01T00:01:40.000Z'),
+        ],
+        { expectedVersion: 3 },
+      );
+      // Committed here: known without a read, so observed before the append returns.
+      if (!elsewhere) expect(await scraped('flex_run_duration_seconds_count')).toBe(1);
+      await waitFor(async () => (await scraped('flex_run_duration_seconds_count')) === 1, 5_000);
+      await waitFor(async () => (await scraped('flex_hitl_wait_seconds_count')) === 1, 5_000);
+      expect(await scraped('flex_run_duration_seconds_sum', { outcome: 'completed' })).toBe(100);
+      expect(await scraped('flex_hitl_wait_seconds_sum', { decision: 'approve' })).toBe(30);
+      expect(warnings).toEqual([]);
+    },
+  );
 
   it('reads projection lag per checkpoint: events past it and the age of the oldest, 0 when caught up', async () => {
     const s = store();

@@ -1,3 +1,4 @@
+import { runIdFromStreamId } from '@flex/contracts';
 import {
   EventStore,
   type AppendItem,
@@ -45,26 +46,77 @@ export class TimedEventStore extends EventStore {
 }
 
 /**
+ * When the durations this process may end began, as it committed their first events: a run's first
+ * event, a HITL request. Bounded (the oldest forgotten first): a duration whose beginning another
+ * process committed, or that was forgotten, is looked up in the store instead.
+ */
+export class Beginnings {
+  private readonly at = new Map<string, number>();
+
+  constructor(private readonly max = 10_000) {}
+
+  /** Remember when `event` began a duration, if it did. */
+  note(event: StoredEvent): void {
+    const key = beginningKey(event);
+    if (key === undefined) return;
+    this.at.delete(key);
+    this.at.set(key, Date.parse(event.timestamp));
+    if (this.at.size > this.max) this.at.delete(this.at.keys().next().value as string);
+  }
+
+  /** When `timing` began, if this process committed its beginning (told once). */
+  take(timing: Timing): number | undefined {
+    const key = timingKey(timing);
+    const began = this.at.get(key);
+    this.at.delete(key);
+    return began;
+  }
+}
+
+function beginningKey(event: StoredEvent): string | undefined {
+  if (event.version === 1) return runIdFromStreamId(event.streamId) ? `run ${event.streamId}` : undefined;
+  const requestId = (event.payload as { requestId?: unknown } | null)?.requestId;
+  return event.type === 'hitl_request' && typeof requestId === 'string'
+    ? `hitl ${event.streamId} ${requestId}`
+    : undefined;
+}
+
+function timingKey(timing: Timing): string {
+  return timing.family === 'runDuration'
+    ? `run ${timing.streamId}`
+    : `hitl ${timing.streamId} ${timing.requestId}`;
+}
+
+/**
  * Counts what committed events stand for (see measuresOf), in the process whose append committed
  * them: call it from the store's afterCommit, which sees each event once, duplicates excluded.
- * Durations that began earlier in the stream are looked up and observed in the background; a failed
- * lookup is reported to `onError` and costs only that observation.
+ * A duration that began with an event this process committed is observed at once (`beginnings`);
+ * one that began elsewhere is looked up and observed in the background; a failed lookup is reported
+ * to `onError` and costs only that observation.
  */
 export function recordCommitted(
   metrics: FlexMetrics,
   db: Kysely<EventStoreDatabase>,
   events: readonly StoredEvent[],
+  beginnings: Beginnings,
   onError: (error: unknown) => void,
 ): void {
+  for (const event of events) beginnings.note(event);
   for (const event of events) {
     const { increments, timings } = measuresOf(event);
     for (const increment of increments) metrics.count(increment);
-    for (const timing of timings)
+    for (const timing of timings) {
+      const known = beginnings.take(timing);
+      if (known !== undefined) {
+        metrics.observe(timing, secondsBetween(known, timing.endedAt));
+        continue;
+      }
       beganAt(db, timing)
         .then((began) => {
           if (began) metrics.observe(timing, secondsBetween(began, timing.endedAt));
         })
         .catch(onError);
+    }
   }
 }
 
@@ -102,10 +154,11 @@ export function measuredStore(
   options: EventStoreOptions,
 ): EventStore {
   const onError = (error: unknown) => logger.warn('a metric of committed events was not recorded', { error });
+  const beginnings = new Beginnings();
   return new TimedEventStore(db, metrics, {
     ...options,
     afterCommit: (events) => {
-      recordCommitted(metrics, db, events, onError);
+      recordCommitted(metrics, db, events, beginnings, onError);
       return options.afterCommit?.(events);
     },
   });
