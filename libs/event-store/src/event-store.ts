@@ -61,6 +61,14 @@ export interface CommitFollower {
   unsure(): void;
 }
 
+/**
+ * What a sole writer keeps of what it appended (RecentStreams): whole runs (a few dozen events each)
+ * for a few dozen runs at once, about 8 MB at the usual 2 KB an event. Kept to 8 events a stream,
+ * a service meeting a run for the first time (no cached state) read the whole stream back.
+ */
+const RECENT_EVENTS = 4_096;
+const RECENT_PER_STREAM = 512;
+
 const APPEND_ATTRIBUTES = { [ATTR.dbSystem]: 'postgresql', [ATTR.dbOperation]: 'append' };
 
 /** The append-only event log: optimistic concurrency, idempotent appends, gap-safe global reads. */
@@ -87,7 +95,7 @@ export class EventStore {
     this.#afterCommit = options.afterCommit;
     this.#logger = options.logger ?? storeFallbackLogger;
     this.soleWriter = options.soleWriter ?? false;
-    this.#recent = this.soleWriter ? new RecentStreams(512, 8) : undefined;
+    this.#recent = this.soleWriter ? new RecentStreams(RECENT_EVENTS, RECENT_PER_STREAM) : undefined;
     const sweepMs = options.outboxSweepMs ?? 50;
     if (!Number.isSafeInteger(sweepMs) || sweepMs < 0)
       throw new InvalidArgumentError(`outboxSweepMs must be an integer >= 0, got ${sweepMs}`);
@@ -121,9 +129,13 @@ export class EventStore {
     try {
       return await this.#groups.submit(items);
     } catch (error) {
-      // A refusal wrote nothing, but a lost connection at commit may have written: forget the stream.
-      for (const item of items) this.#recent?.forget(item.streamId);
-      if (!(error instanceof EventStoreError)) this.#tell((follower) => follower.unsure());
+      // A refusal (an EventStoreError: wrong expected version, a used key, an invalid event) wrote
+      // nothing, and what is recent of the stream still holds; anything else (a lost connection at
+      // commit) may have written: forget the streams, and have followers read the log.
+      if (!(error instanceof EventStoreError)) {
+        for (const item of items) this.#recent?.forget(item.streamId);
+        this.#tell((follower) => follower.unsure());
+      }
       throw error;
     }
   }

@@ -10,9 +10,16 @@ import type { StoredEvent } from './types';
  */
 export class RecentStreams {
   readonly #streams = new Map<string, StoredEvent[]>();
+  /** Events held, over all streams. */
+  #held = 0;
 
+  /**
+   * At most `maxEvents` events in all (the streams appended to least lately are forgotten first), and
+   * the last `perStream` of each stream: a bound on memory that holds whole runs while there are few
+   * enough of them at once, so a process that meets a run late still folds it from here.
+   */
   constructor(
-    private readonly maxStreams: number,
+    private readonly maxEvents: number,
     private readonly perStream: number,
   ) {}
 
@@ -22,18 +29,24 @@ export class RecentStreams {
       const held = this.#streams.get(event.streamId) ?? [];
       const head = held.at(-1)?.version;
       const kept = head !== undefined && event.version === head + 1 ? held : [];
+      this.#held += kept.length - held.length + 1;
       kept.push(event);
-      if (kept.length > this.perStream) kept.shift();
+      if (kept.length > this.perStream) {
+        kept.shift();
+        this.#held -= 1;
+      }
       this.#streams.delete(event.streamId);
       this.#streams.set(event.streamId, kept);
     }
-    for (const oldest of this.#streams.keys()) {
-      if (this.#streams.size <= this.maxStreams) break;
+    for (const [oldest, held] of this.#streams) {
+      if (this.#held <= this.maxEvents) break;
       this.#streams.delete(oldest);
+      this.#held -= held.length;
     }
   }
 
   forget(streamId: string): void {
+    this.#held -= this.#streams.get(streamId)?.length ?? 0;
     this.#streams.delete(streamId);
   }
 
