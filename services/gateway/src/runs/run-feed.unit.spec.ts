@@ -11,6 +11,20 @@ class MemoryStream implements StreamSource {
   /** How many events were stored when the latest read was asked for. */
   storedAtLastRead = 0;
   reads = 0;
+  private tails = 0;
+
+  /**
+   * `recent`: whether the store is a sole writer that remembers what it appended (every time, or
+   * every other time, as when it forgot the stream), answering tail reads from memory.
+   */
+  constructor(private readonly recent: 'never' | 'always' | 'sometimes' = 'never') {}
+
+  committedAfter(streamId: string, version: number): StoredEvent[] | undefined {
+    this.tails++;
+    if (this.recent === 'never' || (this.recent === 'sometimes' && this.tails % 2 === 0)) return undefined;
+    this.storedAtLastRead = this.events.length;
+    return this.events.filter((e) => e.streamId === streamId && e.version > version);
+  }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
     this.reads++;
@@ -87,8 +101,14 @@ function deliveryArb(): fc.Arbitrary<Delivery> {
  * once, late, twice, out of order or never, and the client reconnecting with Last-Event-ID at any
  * point. Then everything is committed and handed over, and the client reconnects until it ends.
  */
-async function scenario(types: string[], terminal: string | undefined, end: StreamEnd, ops: Op[]) {
-  const store = new MemoryStream();
+async function scenario(
+  types: string[],
+  terminal: string | undefined,
+  end: StreamEnd,
+  ops: Op[],
+  recent: 'never' | 'always' | 'sometimes' = 'never',
+) {
+  const store = new MemoryStream(recent);
   const all = [...types, ...(terminal ? [terminal] : [])];
   const later: Array<{ feed: RunFeed; event: StoredEvent }> = [];
   const received: number[] = [];
@@ -186,8 +206,9 @@ describe('pumpRun: SSE fed by the bus, with the store filling gaps', () => {
         fc.option(fc.constantFrom('complete', 'run_failed', 'run_cancelled'), { nil: undefined }),
         fc.constantFrom<StreamEnd>('terminal', 'terminal_or_rest', 'stored'),
         fc.array(opArb, { maxLength: 40 }),
-        async (types, terminal, end, ops) => {
-          await scenario(types, terminal, end, ops);
+        fc.constantFrom('never' as const, 'always' as const, 'sometimes' as const),
+        async (types, terminal, end, ops, recent) => {
+          await scenario(types, terminal, end, ops, recent);
         },
       ),
       { numRuns: 150, verbose: true },
