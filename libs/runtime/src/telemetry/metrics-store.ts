@@ -73,18 +73,21 @@ export class Beginnings {
   }
 }
 
+/** A run's duration or a HITL wait, by the stream (and request) it belongs to. */
+function durationKey(streamId: string, requestId?: string): string {
+  return requestId === undefined ? `run ${streamId}` : `hitl ${streamId} ${requestId}`;
+}
+
 function beginningKey(event: StoredEvent): string | undefined {
-  if (event.version === 1) return runIdFromStreamId(event.streamId) ? `run ${event.streamId}` : undefined;
+  if (event.version === 1) return runIdFromStreamId(event.streamId) ? durationKey(event.streamId) : undefined;
   const requestId = (event.payload as { requestId?: unknown } | null)?.requestId;
   return event.type === 'hitl_request' && typeof requestId === 'string'
-    ? `hitl ${event.streamId} ${requestId}`
+    ? durationKey(event.streamId, requestId)
     : undefined;
 }
 
 function timingKey(timing: Timing): string {
-  return timing.family === 'runDuration'
-    ? `run ${timing.streamId}`
-    : `hitl ${timing.streamId} ${timing.requestId}`;
+  return durationKey(timing.streamId, timing.family === 'hitlWait' ? timing.requestId : undefined);
 }
 
 /**
