@@ -45,8 +45,8 @@ interface Encoded {
 }
 
 /**
- * One append as one statement (`flex_append`, migration 2026122501_append_function, which keeps its
- * plan for the session), atomic on its own: it checks the expected version and that the key is
+ * One append as one statement (`flex_append`, migration 2026122601_append_steps: PL/pgSQL, which keeps
+ * its plans for the session), atomic on its own: it checks the expected version and that the key is
  * unused, and only then takes positions, records the key with them, inserts the events numbered after
  * the stream's version and their outbox rows. Refused, it writes nothing and says why.
  *
@@ -67,6 +67,36 @@ export async function appendStatement(
     select * from flex_append(${streamId}, ${key}::text, ${versionToCheck(options.expectedVersion)}::int,
       ${item.events.length}::int, ${encoded.docs}::jsonb, ${outbox}::boolean, ${GENESIS_HASH})`.execute(db);
   return interpret(db, item, encoded, rows);
+}
+
+/** One item's rows of flex_append_many: flex_append's, numbered by the item's place (1-based). */
+type ManyRow = StatementRow & { item: number };
+
+/**
+ * Several appends as one statement (`flex_append_many`), in one transaction: each is accepted or
+ * refused on its own, exactly as appendStatement would (a refusal writes nothing and is that item's
+ * outcome, settled here as rejected). A statement that fails (a race on a unique constraint, a
+ * duplicate event id) writes nothing at all and throws. The appends must share no stream, key or event id (GroupQueue sees to it):
+ * one that lost a key race is then retried on its own after the others, with the same outcome.
+ */
+export async function appendManyStatement(
+  db: Executor,
+  items: readonly AppendItem[],
+  outbox: boolean,
+): Promise<Array<PromiseSettledResult<Appended | 'lost_key_race'>>> {
+  const encoded = items.map(encode);
+  const parts = items.map(({ streamId, options }, i) => {
+    const expected = versionToCheck(options.expectedVersion);
+    const key = JSON.stringify(options.idempotencyKey ?? null);
+    return `{"s":${JSON.stringify(streamId)},"k":${key},"e":${expected},"d":${encoded[i].docs}}`;
+  });
+  const { rows } = await sql<ManyRow>`
+    select * from flex_append_many(${`[${parts.join(',')}]`}::jsonb, ${outbox}::boolean, ${GENESIS_HASH})`.execute(
+    db,
+  );
+  const byItem = items.map((): StatementRow[] => []);
+  for (const row of rows) byItem[row.item - 1].push(row);
+  return Promise.allSettled(items.map((item, i) => interpret(db, item, encoded[i], byItem[i])));
 }
 
 async function interpret(

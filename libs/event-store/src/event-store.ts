@@ -40,7 +40,10 @@ export interface EventStoreOptions {
   maxAttempts?: number;
   /** Appends committed in one transaction at most (group commit). Default 100. */
   maxGroup?: number;
-  /** Group transactions in flight at once at most. Default 4. */
+  /**
+   * Groups in flight at once at most. Default 4; 1 for a sole writer (PGlite runs one statement at a
+   * time: more in flight would only queue at its connection, and appends waiting there form no group).
+   */
   maxInFlight?: number;
   /**
    * No one else appends to this database (PGlite, which one process opens): the store then keeps the
@@ -106,7 +109,7 @@ export class EventStore {
       outbox: this.#outbox,
       maxAttempts: options.maxAttempts ?? 5,
       maxGroup: options.maxGroup ?? 100,
-      maxInFlight: options.maxInFlight ?? 4,
+      maxInFlight: options.maxInFlight ?? (this.soleWriter ? 1 : 4),
       publish: (committed) => this.#publish(committed),
     });
   }

@@ -1,9 +1,15 @@
 import type { AppendItem } from './append';
-import { appendStatement, type Appended } from './append-statement';
+import { appendManyStatement, appendStatement, type Appended } from './append-statement';
 import { ConcurrencyConflictError, DuplicateEventIdError, EventStoreError } from './errors';
 import type { Executor } from './read';
 import { Group, GroupQueue } from './group-queue';
-import { DEADLOCK_DETECTED, SERIALIZATION_FAILURE, sqlState, UNIQUE_VIOLATION } from './sql-state';
+import {
+  DEADLOCK_DETECTED,
+  SERIALIZATION_FAILURE,
+  sqlState,
+  UNIQUE_VIOLATION,
+  wroteNothing,
+} from './sql-state';
 import type { AppendResult, Checkpoint, StoredEvent } from './types';
 
 /** The new events of a committed group in commit order, each with the checkpoint right after it. */
@@ -34,13 +40,13 @@ interface Unit {
 type Outcome = { results: Appended[] } | { error: unknown };
 
 /**
- * Group commit. Appends arriving while `maxInFlight` transactions are in flight wait and share the
- * next one, in the order they were submitted; an append that shares a stream, a key or an event id
- * with a group in flight waits for it (GroupQueue), so a stream is never in two groups at once and
- * its appends keep their order. Within a group each append is one statement that writes nothing when
- * it refuses (a stale expected version, a used key), so each is accepted or refused on its own, as if
- * appended one by one. A statement that fails (a race with another process on a unique constraint, a
- * duplicate event id) aborts the transaction: the group is then retried append by append.
+ * Group commit. Appends arriving while `maxInFlight` groups are in flight wait and share the next one,
+ * in the order they were submitted; an append that shares a stream, a key or an event id with a group
+ * in flight waits for it (GroupQueue), so a stream is never in two groups at once and its appends keep
+ * their order. A group is one statement (appendManyStatement), in which each append is accepted or
+ * refused on its own (a refusal writes nothing), as if appended one by one. A statement that fails (a
+ * race with another process on a unique constraint, a duplicate event id) writes nothing: the group is
+ * then retried append by append.
  */
 export class GroupCommitter {
   readonly #db: Executor;
@@ -90,32 +96,24 @@ export class GroupCommitter {
 
   async #commitGroup(group: Unit[]): Promise<Outcome[]> {
     if (group.length === 1) return [await this.#commitUnit(group[0])];
-    let committing = false;
+    let settled: Array<PromiseSettledResult<Appended | 'lost_key_race'>>;
     try {
-      return await this.#db.transaction().execute(async (trx) => {
-        const outcomes: Outcome[] = [];
-        for (const unit of group) outcomes.push(await this.#appendOrRefuse(trx, unit.items[0]));
-        committing = true;
-        return outcomes;
-      });
+      const items = group.map((unit) => unit.items[0]);
+      settled = await appendManyStatement(this.#db, items, this.#options.outbox);
     } catch (error) {
-      // A failed COMMIT may have committed: retrying could append twice. Nothing here fails at commit
-      // (no deferred constraints), so this is a lost connection; say so to every append.
-      if (committing) return group.map(() => ({ error }));
+      // A statement that may have committed (see wroteNothing) is not retried: it could append twice.
+      if (!wroteNothing(error)) return group.map(() => ({ error }));
+      const outcomes: Outcome[] = [];
+      for (const unit of group) outcomes.push(await this.#commitUnit(unit));
+      return outcomes;
     }
     const outcomes: Outcome[] = [];
-    for (const unit of group) outcomes.push(await this.#commitUnit(unit));
-    return outcomes;
-  }
-
-  /** A refusal is the item's outcome; any other error aborts the group's transaction. */
-  async #appendOrRefuse(trx: Executor, item: AppendItem): Promise<Outcome> {
-    try {
-      return { results: [await this.#appendItem(trx, item)] };
-    } catch (error) {
-      if (error instanceof EventStoreError) return { error };
-      throw error;
+    for (const [i, outcome] of settled.entries()) {
+      if (outcome.status === 'rejected') outcomes.push({ error: translate(outcome.reason) });
+      else if (outcome.value === 'lost_key_race') outcomes.push(await this.#commitUnit(group[i]));
+      else outcomes.push({ results: [outcome.value] });
     }
+    return outcomes;
   }
 
   /** One unit on its own: a single append is one statement, atomic without a transaction. */

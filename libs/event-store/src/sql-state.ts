@@ -16,3 +16,16 @@ export function sqlState(error: unknown): SqlState {
     constraint: typeof constraint === 'string' ? constraint : undefined,
   };
 }
+
+/**
+ * The server failed the statement, so it wrote nothing: it answered with an ERROR (which aborts the
+ * statement's transaction; pg and PGlite both put the `severity` on the error) and a SQLSTATE not of
+ * the classes of a connection going away (08, 57). A FATAL, a lost connection or a local error (no
+ * answer) may have come after the statement committed.
+ */
+export function wroteNothing(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code } = sqlState(error);
+  const { severity } = error as Record<string, unknown>;
+  return severity === 'ERROR' && code !== undefined && /^[0-9A-Z]{5}$/.test(code) && !/^(08|57)/.test(code);
+}
