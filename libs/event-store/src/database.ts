@@ -7,6 +7,7 @@ import { Pool } from 'pg';
 import { DatabaseConfigError } from './errors';
 import type { EventStoreDatabase } from './event-store.table';
 import { PGliteWorkerClient } from './pglite-worker-client';
+import { PipelinedPGliteDialect } from './pipelined-pglite-dialect';
 import { TurnTakingPGlite } from './turn-taking-pglite';
 
 export interface DatabaseConfig {
@@ -39,11 +40,12 @@ export interface FlexDatabase {
 
 /**
  * Opens the database: Postgres through a pg pool when `url` is given, else an embedded PGlite.
- * PGlite is a single connection: kysely-pglite-dialect hands it to one Kysely connection at a time,
- * so concurrent transactions queue instead of interleaving, and each statement starts on a turn of
- * the event loop of its own, so HTTP is served between them (its result comes back from the worker
- * thread as a message; on the main thread, TurnTakingPGlite yields first). The catch: code that,
- * inside a transaction, awaits a query on the outer `db` instead of the transaction waits for ever.
+ * PGlite is a single session: a transaction holds it, so concurrent transactions queue instead of
+ * interleaving. In its worker thread, statements outside a transaction are pipelined (see
+ * PipelinedPGliteDialect); on the main thread, kysely-pglite-dialect hands it to one caller at a time
+ * and TurnTakingPGlite yields a turn before each statement, so HTTP is served between them. The catch:
+ * code that, inside a transaction, awaits a query on the outer `db` instead of the transaction waits
+ * for ever.
  */
 export async function createDatabase(config: DatabaseConfig): Promise<FlexDatabase> {
   if (config.url) return openPostgres(config.url, poolSize(config.poolSize));
@@ -77,8 +79,11 @@ async function openPglite(dataDir: string | undefined, thread: PGliteThread): Pr
     await mkdir(dataDir, { recursive: true });
   }
   const options = dataDir === undefined ? {} : { dataDir: resolve(dataDir) };
-  const pglite = thread === 'worker' ? await startWorker(options) : await startInThread(options);
-  const db = new Kysely<EventStoreDatabase>({ dialect: new PGliteDialect(pglite) });
+  const dialect =
+    thread === 'worker'
+      ? new PipelinedPGliteDialect(await startWorker(options))
+      : new PGliteDialect(await startInThread(options));
+  const db = new Kysely<EventStoreDatabase>({ dialect });
   return { db, kind: 'pglite', close: once(() => db.destroy()) };
 }
 
@@ -88,8 +93,7 @@ async function startInThread(options: { dataDir?: string }): Promise<PGlite> {
   return pglite;
 }
 
-/** The dialect declares PGlite, and calls `query(sql, params)` and `close()` only: what the client has. */
-async function startWorker(options: { dataDir?: string }): Promise<PGlite> {
+async function startWorker(options: { dataDir?: string }): Promise<PGliteWorkerClient> {
   const client = new PGliteWorkerClient(options);
   try {
     await client.ready;
@@ -97,7 +101,7 @@ async function startWorker(options: { dataDir?: string }): Promise<PGlite> {
     await client.close().catch(() => undefined);
     throw error;
   }
-  return client as unknown as PGlite;
+  return client;
 }
 
 function poolSize(value: number | undefined): number {
