@@ -93,6 +93,25 @@ describe('canonicalJson (RFC 8785)', () => {
     expect(() => canonicalJson(value)).toThrow(/cannot canonicalize/);
   });
 
+  it('refuses a string, as a value or a key, exactly when it holds a lone surrogate (property)', () => {
+    // The definition, spelled out: a high surrogate not followed by a low one, or a low one alone.
+    const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        const refused = (value: unknown) => {
+          try {
+            canonicalJson(value);
+            return false;
+          } catch {
+            return true;
+          }
+        };
+        expect(refused(text)).toBe(lone.test(text));
+        expect(refused({ [text]: [text.length] })).toBe(lone.test(text));
+      }),
+    );
+  });
+
   it('names the path of the offending value', () => {
     expect(() => canonicalJson({ plan: { nodes: [{ at: new Date(0) }] } })).toThrow(
       expect.objectContaining({ path: 'plan.nodes[0].at', code: 'CANONICAL_JSON_UNSUPPORTED' }),
