@@ -5,7 +5,7 @@
 //   expected version), with the store as distributed mode configures it (outbox row written and
 //   cleared) and as embedded mode does (no outbox);
 // - raw: the same rows as plain pg multi-row INSERTs of 100 rows, one connection, into a copy of the
-//   events table (same columns, defaults and indexes);
+//   events table (same columns, defaults, indexes and compression: `including all`);
 // - rebuild: the runs read model rebuilt from the whole log (ProjectionRunner.rebuild);
 // - raw read: the log read in pages of 500 by position with plain pg, best of two passes.
 const { randomUUID } = require('node:crypto');
@@ -85,7 +85,7 @@ async function rawInsert(url, template, rows) {
   await client.connect();
   try {
     await client.query(
-      'create table raw_events (like events including defaults including constraints including indexes)',
+      'create table raw_events (like events including all)',
     );
     const all = [];
     for (let run = 0; all.length < rows; run++) {

@@ -14,6 +14,7 @@ export {
 export { createDatabase, type DatabaseConfig, type FlexDatabase } from './database';
 export { isDatabaseUnavailable } from './database-unavailable';
 export { migrateToLatest } from './migrate';
+export { compressWithLz4 } from './compression';
 export { eventStoreMigrations } from './migrations';
 export type { EventStoreDatabase } from './event-store.table';
 export { EventStore, type CommitFollower, type EventStoreOptions } from './event-store';
