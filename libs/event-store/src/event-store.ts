@@ -47,8 +47,8 @@ export interface EventStoreOptions {
   maxInFlight?: number;
   /**
    * No one else appends to this database (PGlite, which one process opens): the store then keeps the
-   * last events it appended to recent streams (committedAfter), so a reader of a stream's tail need
-   * not read back what was just written. Never set it for a server database.
+   * last events it appended to recent streams, so a reader of a stream's tail (readTail) need not
+   * read back what was just written. Never set it for a server database.
    */
   soleWriter?: boolean;
 }
@@ -144,12 +144,23 @@ export class EventStore {
   }
 
   /**
-   * The stream's events after `version`, from what this store appended, when it is its database's
-   * sole writer and appended them lately (see EventStoreOptions.soleWriter); undefined otherwise (read
-   * the stream). The events are those the append returned: treat them as read-only.
+   * The stream's events after version `afterVersion` (`limit` at most), in version order. When this
+   * store is its database's sole writer and appended them lately (see EventStoreOptions.soleWriter),
+   * they are the events its appends returned, with no read: shared, so treat them as read-only.
+   * Otherwise they are read from the database.
    */
-  committedAfter(streamId: string, version: number): StoredEvent[] | undefined {
-    return this.#recent?.after(streamId, version);
+  async readTail(streamId: string, afterVersion: number, limit?: number): Promise<readonly StoredEvent[]> {
+    const recent = this.#recent?.after(streamId, afterVersion);
+    if (recent) return limit === undefined ? recent : recent.slice(0, limit);
+    return this.readStream(streamId, { afterVersion, limit });
+  }
+
+  /**
+   * Forgets what this store keeps of the stream's recent appends: for a writer that removes the
+   * stream's events outside the store (retention, archiveRun), so readTail reads what is left.
+   */
+  forgetStream(streamId: string): void {
+    this.#recent?.forget(streamId);
   }
 
   /**

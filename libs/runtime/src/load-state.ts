@@ -3,9 +3,9 @@ import type { EventStore, StoredEvent } from '@flex/event-store';
 import type { CachedState, StreamStateCache } from './stream-state-cache';
 
 /**
- * The stream's state as it is now: the cached state (if any) with the events after it folded in,
- * read from the store (or, when the store is its database's sole writer, taken from what it appended). Without a cache, the whole stream is read. The state comes back frozen when
- * a cache is given (it is then shared with every later caller of this process).
+ * The stream's state as it is now: the cached state (if any) with the events after it folded in
+ * (EventStore.readTail: without a cache, the whole stream). The state comes back frozen when a
+ * cache is given (it is then shared with every later caller of this process).
  */
 export async function loadState<S>(
   store: EventStore,
@@ -15,10 +15,7 @@ export async function loadState<S>(
 ): Promise<CachedState<S>> {
   const cached = cache?.get(fold, streamId);
   const from = cached ?? { version: 0, state: fold.initialState() };
-  // The tail as this process appended it, when it is the database's sole writer; else read.
-  const events =
-    store.committedAfter(streamId, from.version) ??
-    (await store.readStream(streamId, cached ? { afterVersion: cached.version } : undefined));
+  const events = await store.readTail(streamId, from.version);
   return remember(cache, fold, streamId, foldOnto(from, events, streamId, fold));
 }
 

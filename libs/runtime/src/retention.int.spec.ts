@@ -33,6 +33,7 @@ describe.each(BACKENDS)('retention on %s', (kind) => {
       settings: { ageMs: 30 * DAY, batch: 1_000 },
       archives: new DirectoryArchiveStore(t.dir),
       now: NOW,
+      store: t.store,
     };
   });
   afterAll(() => t.close());
@@ -51,6 +52,7 @@ describe.each(BACKENDS)('retention on %s', (kind) => {
     expect(report.failed).toEqual([]);
     for (const streamId of [old, failed]) {
       expect(await t.store.readChain(streamId)).toEqual([]);
+      expect(await t.store.readTail(streamId, 0)).toEqual([]);
       const record = await findArchive(t.database.db, streamId);
       expect(record).toMatchObject({ events: before.get(streamId)?.length, head: { streamId } });
       const events = await readArchivedChain(options.archives, record!);

@@ -43,7 +43,9 @@ export async function openFixture(kind: (typeof BACKENDS)[number], label: string
   if (!connect) opened.push(database);
   await migrateToLatest(database.db);
   return {
-    ...{ database, store: new EventStore(database.db), dir, connect },
+    // On PGlite the store is its database's sole writer, as the runtime makes it: it remembers what it
+    // appended, and archiving must make it forget.
+    ...{ database, store: new EventStore(database.db, { soleWriter: kind === 'pglite' }), dir, connect },
     close: async () => {
       await Promise.all(opened.map((db) => db.close()));
       await drop();

@@ -6,6 +6,7 @@ import {
   type ArchiveHooks,
   type ArchiveOutcome,
   type ArchiveStore,
+  type EventStore,
   type FlexDatabase,
 } from '@flex/event-store';
 import { sql } from 'kysely';
@@ -28,6 +29,8 @@ export interface RetentionCycleOptions {
   hooks?: ArchiveHooks;
   /** The cycle's clock reading: runs whose last event is older than `now - ageMs` are archived. */
   now: Date;
+  /** The process's store, told of each run archived (its events deleted outside it: forgetStream). */
+  store?: Pick<EventStore, 'forgetStream'>;
 }
 
 export interface RetentionReport {
@@ -70,7 +73,9 @@ async function archiveFinished(
   const report: RetentionReport = { ran: true, outcomes: [], failed: [] };
   for (const { streamId } of candidates) {
     try {
-      report.outcomes.push(await archiveRun(database.db, streamId, options));
+      const outcome = await archiveRun(database.db, streamId, options);
+      if (outcome.status === 'archived') options.store?.forgetStream(streamId);
+      report.outcomes.push(outcome);
     } catch (error) {
       report.failed.push({ streamId, error: (error as Error).message });
     }
@@ -118,6 +123,7 @@ export function startRetention(runtime: ServiceRuntime, hooks: ArchiveHooks): vo
       signingKey,
       hooks,
       now: runtime.clock.now(),
+      store: runtime.store,
     })
       .then((report) => logReport(logger, report))
       .catch((error: unknown) => logger.warn('retention cycle failed; the next one tries again', { error }))

@@ -7,12 +7,9 @@ const PAGE = 500;
 /** What the loop reads: the event store's stream reads (the gateway's EventStore). */
 export interface StreamSource {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
+  /** The stream's events after `afterVersion`, `limit` at most (EventStore.readTail). */
+  readTail(streamId: string, afterVersion: number, limit: number): Promise<readonly StoredEvent[]>;
   streamVersion(streamId: string): Promise<number>;
-  /**
-   * The stream's events after `version` up to its version now, from what a sole writer appended
-   * (EventStore.committedAfter): a read without the database; undefined when not known there.
-   */
-  committedAfter?(streamId: string, version: number): readonly StoredEvent[] | undefined;
 }
 
 /** Where frames go: the SSE response (SseSink), or a spec's recorder. */
@@ -124,7 +121,7 @@ export async function pumpRun(
     feed.clear();
     const read: boolean = mustRead;
     const events: readonly StoredEvent[] = read
-      ? await readTail(source, streamId, version)
+      ? await source.readTail(streamId, version, PAGE)
       : feed.take(version);
     mustRead = read && events.length === PAGE;
     for (const event of events) {
@@ -166,14 +163,4 @@ async function startVersion(source: StreamSource, streamId: string, afterPositio
   const [next] = await source.readStream(streamId, { afterPosition, limit: 1 });
   const lastHeld = next ? next.version - 1 : known;
   return Math.max(0, lastHeld - 1);
-}
-
-/** The stream's events after `version`, a page at most: from a sole writer's memory, else the store. */
-async function readTail(
-  source: StreamSource,
-  streamId: string,
-  version: number,
-): Promise<readonly StoredEvent[]> {
-  const recent = source.committedAfter?.(streamId, version);
-  return recent ? recent.slice(0, PAGE) : source.readStream(streamId, { afterVersion: version, limit: PAGE });
 }

@@ -15,15 +15,17 @@ class MemoryStream implements StreamSource {
 
   /**
    * `recent`: whether the store is a sole writer that remembers what it appended (every time, or
-   * every other time, as when it forgot the stream), answering tail reads from memory.
+   * every other time, as when it forgot the stream), answering tail reads (readTail) from memory.
    */
   constructor(private readonly recent: 'never' | 'always' | 'sometimes' = 'never') {}
 
-  committedAfter(streamId: string, version: number): StoredEvent[] | undefined {
+  /** A sole writer's memory answers at once, with no turn; the database a turn later. */
+  async readTail(streamId: string, afterVersion: number, limit: number): Promise<StoredEvent[]> {
     this.tails++;
-    if (this.recent === 'never' || (this.recent === 'sometimes' && this.tails % 2 === 0)) return undefined;
+    if (this.recent === 'never' || (this.recent === 'sometimes' && this.tails % 2 === 0))
+      return this.readStream(streamId, { afterVersion, limit });
     this.storedAtLastRead = this.events.length;
-    return this.events.filter((e) => e.streamId === streamId && e.version > version);
+    return this.events.filter((e) => e.streamId === streamId && e.version > afterVersion).slice(0, limit);
   }
 
   async readStream(streamId: string, options: ReadStreamOptions = {}): Promise<StoredEvent[]> {
