@@ -1,16 +1,11 @@
-import { exportCommand, verifyCommand, verifyExportCommand } from './audit-command';
-import { cancelCommand } from './cancel-command';
 import { api, cliContext, CliError, type CliContext } from './client';
-import { eventsCommand, replayCommand } from './events-command';
 import { EXIT } from './exit-codes';
-import { hitlListCommand, hitlResolveCommand } from './hitl-command';
 import { parseArgv, UsageError, type ParsedCommand } from './parse-args';
-import { runCommand } from './run-command';
-import { policyWhatIfCommand } from './policy-what-if';
-import { pauseCommand, resumeCommand } from './run-control-command';
-import { runsCommand } from './runs-command';
-import { replayFileCommand } from './replay-verify';
 import { helpFor } from './usage';
+
+// Each command's module is loaded when that command runs (`await import`): the replay and what-if
+// commands bring the services' deciders and the runtime, the audit commands the event store, and
+// loading them all took 1.4 s of every `flex` start, `flex --help` included.
 
 /**
  * `flex`: parse the command line strictly, run the command, and answer its exit code (see EXIT).
@@ -23,11 +18,13 @@ export async function main(argv: string[], context: () => CliContext = cliContex
     json = parsed.json;
     if (parsed.help || parsed.command.name === 'help') return help(parsed);
     // Offline: no Flex, no token.
-    if (parsed.command.name === 'verify-export')
-      return verifyExportCommand((l) => process.stdout.write(`${l}\n`), parsed.args.file as string, {
+    if (parsed.command.name === 'verify-export') {
+      const { verifyExportCommand } = await import('./audit-command');
+      return await verifyExportCommand((l) => process.stdout.write(`${l}\n`), parsed.args.file as string, {
         json,
         key: process.env.FLEX_CHAIN_SIGNING_KEY,
       });
+    }
     if (parsed.command.name === 'replay' && parsed.flags.file !== undefined) return await offline(parsed);
     return await dispatch(context(), parsed);
   } catch (error) {
@@ -44,9 +41,10 @@ export async function main(argv: string[], context: () => CliContext = cliContex
 }
 
 /** `replay --verify --file`: offline, before any server or token is looked for. */
-function offline({ flags, args, json }: ParsedCommand): Promise<number> {
+async function offline({ flags, args, json }: ParsedCommand): Promise<number> {
   if (flags.verify !== true)
     throw new UsageError('--file is read by --verify: flex replay --verify --file <f>');
+  const { replayFileCommand } = await import('./replay-verify');
   const io = {
     out: (l: string) => process.stdout.write(`${l}\n`),
     err: (l: string) => process.stderr.write(`${l}\n`),
@@ -68,41 +66,55 @@ async function dispatch(ctx: CliContext, { command, args, flags, json }: ParsedC
   const runId = args.runId as string;
   switch (command.name) {
     case 'run':
-      return runCommand(ctx, args['envelope.json'] as string, { wait: bool('wait'), json });
+      return (await import('./run-command')).runCommand(ctx, args['envelope.json'] as string, {
+        wait: bool('wait'),
+        json,
+      });
     case 'runs':
-      return runsCommand(ctx, {
+      return (await import('./runs-command')).runsCommand(ctx, {
         ...{ status: str('status'), capability: str('capability'), since: str('since'), until: str('until') },
         ...{ limit: str('limit'), cursor: str('cursor'), all: bool('all'), json },
       });
     case 'events':
-      return eventsCommand(ctx, runId, { follow: bool('follow') || bool('wait'), wait: bool('wait'), json });
+      return (await import('./events-command')).eventsCommand(ctx, runId, {
+        follow: bool('follow') || bool('wait'),
+        wait: bool('wait'),
+        json,
+      });
     case 'cancel':
-      return cancelCommand(ctx, runId, { reason: str('reason'), json });
+      return (await import('./cancel-command')).cancelCommand(ctx, runId, { reason: str('reason'), json });
     case 'pause':
-      return pauseCommand(ctx, runId, { reason: str('reason'), json });
+      return (await import('./run-control-command')).pauseCommand(ctx, runId, {
+        reason: str('reason'),
+        json,
+      });
     case 'resume':
-      return resumeCommand(ctx, runId, { planVersion: str('plan-version'), wait: bool('wait'), json });
+      return (await import('./run-control-command')).resumeCommand(ctx, runId, {
+        planVersion: str('plan-version'),
+        wait: bool('wait'),
+        json,
+      });
     case 'hitl list':
-      return hitlListCommand(ctx, args.runId, json);
+      return (await import('./hitl-command')).hitlListCommand(ctx, args.runId, json);
     case 'hitl approve':
     case 'hitl reject': {
       const decision = command.name === 'hitl approve' ? 'approve' : 'reject';
       const options = { requestId: str('request'), note: str('note'), payloadFile: str('payload'), json };
-      return hitlResolveCommand(ctx, decision, runId, options);
+      return (await import('./hitl-command')).hitlResolveCommand(ctx, decision, runId, options);
     }
     case 'replay':
       if (!runId) throw new UsageError('replay needs a runId, or --verify --file <export.ndjson>');
-      return replayCommand(ctx, runId, { verify: bool('verify'), json });
+      return (await import('./events-command')).replayCommand(ctx, runId, { verify: bool('verify'), json });
     case 'export':
-      return exportCommand(ctx, runId, { out: str('out'), json });
+      return (await import('./audit-command')).exportCommand(ctx, runId, { out: str('out'), json });
     case 'verify':
-      return verifyCommand(ctx, runId, {
+      return (await import('./audit-command')).verifyCommand(ctx, runId, {
         against: str('against'),
         json,
         key: process.env.FLEX_CHAIN_SIGNING_KEY,
       });
     case 'policy what-if':
-      return policyWhatIfCommand(ctx, {
+      return (await import('./policy-what-if')).policyWhatIfCommand(ctx, {
         ...{ policies: str('policies'), since: str('since'), runs: str('runs'), limit: str('limit') },
         ...{ merge: bool('merge'), json },
       });
