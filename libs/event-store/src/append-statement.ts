@@ -76,8 +76,9 @@ type ManyRow = StatementRow & { item: number };
  * Several appends as one statement (`flex_append_many`), in one transaction: each is accepted or
  * refused on its own, exactly as appendStatement would (a refusal writes nothing and is that item's
  * outcome, settled here as rejected). A statement that fails (a race on a unique constraint, a
- * duplicate event id) writes nothing at all and throws. The appends must share no stream, key or event id (GroupQueue sees to it):
- * one that lost a key race is then retried on its own after the others, with the same outcome.
+ * duplicate event id) writes nothing at all and throws. The appends must share no stream, key or
+ * event id (GroupQueue sees to it): one that lost a key race is then retried on its own after the
+ * others, with the same outcome.
  */
 export async function appendManyStatement(
   db: Executor,

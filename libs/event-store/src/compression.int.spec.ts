@@ -1,13 +1,7 @@
 import { sql, type Kysely } from 'kysely';
+import { offersLz4 } from './compression';
 import { EventStore } from './event-store';
 import { backends, newEvent, type TestStore } from './store.spec-helper';
-
-async function offersLz4(db: Kysely<unknown>): Promise<boolean> {
-  const { rows } = await sql<{ lz4: boolean }>`
-    select coalesce(bool_or('lz4' = any(enumvals)), false) as lz4
-    from pg_settings where name = 'default_toast_compression'`.execute(db);
-  return rows[0].lz4;
-}
 
 describe.each(backends)('event payload compression on $kind', (backend) => {
   let t: TestStore;

@@ -8,12 +8,17 @@ import { sql, type Kysely } from 'kysely';
  * Postgres 15, groups of 20), and inserting a rebuild's plan versions 221 -> 140 ms.
  */
 export async function compressWithLz4(db: Kysely<unknown>, table: string, columns: readonly string[]) {
-  const { rows } = await sql<{ lz4: boolean }>`
-    select coalesce(bool_or('lz4' = any(enumvals)), false) as lz4
-    from pg_settings where name = 'default_toast_compression'`.execute(db);
-  if (!rows[0]?.lz4) return;
+  if (!(await offersLz4(db))) return;
   for (const column of columns)
     await sql`alter table ${sql.table(table)} alter column ${sql.ref(column)} set compression lz4`.execute(
       db,
     );
+}
+
+/** The server can compress with LZ4 (it was built with it). */
+export async function offersLz4(db: Kysely<unknown>): Promise<boolean> {
+  const { rows } = await sql<{ lz4: boolean }>`
+    select coalesce(bool_or('lz4' = any(enumvals)), false) as lz4
+    from pg_settings where name = 'default_toast_compression'`.execute(db);
+  return rows[0]?.lz4 ?? false;
 }
