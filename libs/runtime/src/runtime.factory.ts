@@ -160,7 +160,13 @@ export async function createEmbeddedRuntime(
       // PGlite: this process is the only one that can open the database.
       soleWriter: !config.FLEX_DATABASE_URL,
     });
-    const storeBus = new StoreBackedEventBus(createEventLog(store, database.db), { logger });
+    // The bus saves its durables' checkpoints on a beat; a longer one costs only redelivery after a
+    // crash (every handler is idempotent), and at 50 ms the beat was two of the twenty statements a run
+    // costs PGlite one at a time, each queued before some run's next append (docs/BENCHMARKS.md).
+    const storeBus = new StoreBackedEventBus(createEventLog(store, database.db), {
+      logger,
+      checkpointDelayMs: 250,
+    });
     bus = storeBus;
     messaging = new InProcessMessaging({ logger });
   }
