@@ -13,7 +13,7 @@ import type { EventStoreDatabase } from './event-store.table';
 import type { StoreLogger } from './logger';
 import { Poller } from './poller';
 import type { Projection } from './projection';
-import { hasEventsAfter, readAllEvents } from './read';
+import { readAllEvents } from './read';
 import { Checkpoint, START_CHECKPOINT, StoredEvent } from './types';
 
 export interface ProjectionRunnerOptions {
@@ -220,11 +220,15 @@ export class ProjectionRunner {
    * next events gap-safe from each distinct one (one read when they stand together), apply, save.
    */
   async #batch(group: Projection[]): Promise<Moved> {
-    // Look without a lock first (positions only), so an idle poll takes no row lock, burns no
-    // transaction id and parses no payload. A known checkpoint is never ahead of the stored one, so
-    // a stale one only costs an empty batch.
+    // Read the next batch before the transaction, from the checkpoint this instance last saw: an idle
+    // poll then takes no row lock and burns no transaction id, and the read, the largest statement of
+    // a batch, does not lengthen the transaction (on PGlite a transaction holds the one session, and
+    // every append waits for it). It stands for the read under the lock when the lock finds the same
+    // checkpoint: a gap-safe read returns only rows of finished transactions, and whatever commits
+    // later sorts after them, so an earlier read from one checkpoint is a prefix of a later one.
     const from = this.#known.get(group[0].name) ?? START_CHECKPOINT;
-    if (!(await hasEventsAfter(this.#db, from))) return { events: 0, full: false };
+    const ahead = await readAllEvents(this.#db, from, this.#batchSize);
+    if (ahead.events.length === 0) return { events: 0, full: false };
     const names = group.map((p) => p.name);
     const saved = await this.#db.transaction().execute(async (trx) => {
       const locked = await lockCheckpoints(trx, names);
@@ -233,7 +237,7 @@ export class ProjectionRunner {
       let total = 0;
       let full = false;
       for (const [at, projections] of byCheckpoint(group, locked)) {
-        const batch = await readAllEvents(trx, at, this.#batchSize);
+        const batch = key(at) === key(from) ? ahead : await readAllEvents(trx, at, this.#batchSize);
         full ||= batch.events.length === this.#batchSize;
         if (batch.events.length === 0) continue;
         for (const projection of projections) {

@@ -51,20 +51,6 @@ export async function currentStreamVersion(db: Executor, streamId: string): Prom
   return row?.version == null ? 0 : Number(row.version);
 }
 
-/** Whether a gap-safe read from `after` would return anything (no payloads read: a cheap idle poll). */
-export async function hasEventsAfter(db: Executor, after: Checkpoint): Promise<boolean> {
-  const row = await db
-    .selectFrom('events')
-    .select('position')
-    .where(
-      sql<boolean>`(events.transaction_id, events.position) > (${after.transactionId}::xid8, ${after.position}::bigint)`,
-    )
-    .where(sql<boolean>`events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /**
  * Gap-safe tailing. Positions come from a sequence, so a transaction that took a lower position can
  * commit after one with a higher position; a reader that only remembered the highest position would
