@@ -130,6 +130,47 @@ describe('canonicalJson (RFC 8785)', () => {
     expect(canonicalJson({ a: 1, b: undefined })).toBe('{"a":1}');
   });
 
+  it('writes any JSON value, at any depth, as a plain walk that sorts keys would (property)', () => {
+    // The reference: JSON.stringify for every leaf and key, keys sorted by code units, no shortcuts.
+    const reference = (v: unknown): string => {
+      if (Array.isArray(v)) return `[${v.map(reference).join(',')}]`;
+      if (v === null || typeof v !== 'object') return JSON.stringify(v);
+      const record = v as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      const members = keys.filter((k) => record[k] !== undefined);
+      return `{${members.map((k) => `${JSON.stringify(k)}:${reference(record[k])}`).join(',')}}`;
+    };
+    // Strings that need escaping or hold surrogate pairs; depths either side of the fast walk's.
+    const tricky = fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', '😀', 'é', '</');
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme' }),
+      fc.array(fc.oneof(tricky, fc.string()), { maxLength: 4 }).map((parts) => parts.join('')),
+    );
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(text, fc.oneof(tie('value'), fc.constant(undefined)), { maxKeys: 4 }),
+      ),
+    })).value;
+    const nested = (value: unknown, depth: number, asArray: boolean): unknown => {
+      let out = value;
+      for (let i = 0; i < depth; i++) out = asArray ? [out] : { k: out, [`${i}`]: i };
+      return out;
+    };
+    fc.assert(
+      fc.property(json, fc.integer({ min: 0, max: 260 }), fc.boolean(), (value, depth, asArray) => {
+        const deep = nested(value, depth, asArray);
+        expect(canonicalJson(deep)).toBe(reference(deep));
+      }),
+    );
+  });
+
   it('is a fixed point of JSON round trips and ignores key order (property)', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
