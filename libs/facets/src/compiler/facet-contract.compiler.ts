@@ -229,7 +229,8 @@ function mergeInto(
   }
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes `value` and all it reaches (a frozen object is taken to be frozen all the way down). */
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value as Record<string, unknown>)) deepFreeze(child);

@@ -1,6 +1,6 @@
 import type { TaskEnvelope } from '@flex/contracts';
 import { defaultFacetCompiler } from '../compiler/default-compiler';
-import type { FacetContractCompiler } from '../compiler/facet-contract.compiler';
+import { deepFreeze, type FacetContractCompiler } from '../compiler/facet-contract.compiler';
 import type { FacetValidationError } from '../compiler/facet-validation';
 import {
   assetCandidates,
@@ -43,14 +43,32 @@ const RULES: ReadonlyArray<readonly [string, (envelope: TaskEnvelope) => Candida
 ];
 const OWN_RULE = new Set([...RULES.map(([facet]) => facet), 'planKnobs']);
 
+// Per compiler, the facets of each frozen envelope. The services decide on deep-frozen run states, and
+// a run's planner, validator and executor ask for its envelope's facets a dozen times: each answer
+// validated every candidate again and cloned every value.
+const known = new WeakMap<FacetContractCompiler, WeakMap<TaskEnvelope, EnvelopeFacets>>();
+
 /**
  * For every facet, the first candidate (most explicit first) that validates becomes the value;
- * candidates tried and refused on the way are reported. Pure and deterministic.
+ * candidates tried and refused on the way are reported. Pure and deterministic. For a frozen
+ * envelope the answer is worked out once and shared, frozen.
  */
 export function envelopeFacets(
   envelope: TaskEnvelope,
   compiler: FacetContractCompiler = defaultFacetCompiler(),
 ): EnvelopeFacets {
+  if (!Object.isFrozen(envelope) || !Object.isFrozen(envelope.inputs)) return facetsOf(envelope, compiler);
+  let byEnvelope = known.get(compiler);
+  if (!byEnvelope) known.set(compiler, (byEnvelope = new WeakMap()));
+  let facets = byEnvelope.get(envelope);
+  if (!facets) {
+    facets = deepFreeze(facetsOf(envelope, compiler));
+    byEnvelope.set(envelope, facets);
+  }
+  return facets;
+}
+
+function facetsOf(envelope: TaskEnvelope, compiler: FacetContractCompiler): EnvelopeFacets {
   const out = {
     values: {} as Record<string, unknown>,
     sources: {} as Record<string, string>,

@@ -364,12 +364,26 @@ describe('envelopeFacets rules', () => {
 
 describe('envelopeFacets is pure and deterministic', () => {
   it('gives equal results for equal envelopes and copies what it returns', () => {
+    const envelope = structuredClone(linkedIn);
+    const first = envelopeFacets(envelope);
+    expect(envelopeFacets(structuredClone(linkedIn))).toEqual(first);
+    (first.values.assetBundle as unknown[]).push('changed');
+    expect(envelope.inputs.contextBundles).toHaveLength(1);
+    expect(envelopeFacets(envelope)).not.toBe(first);
+  });
+
+  it('works out a frozen envelope once and shares the answer, frozen', () => {
     const frozen = structuredClone(linkedIn);
     deepFreeze(frozen);
     const first = envelopeFacets(frozen);
-    expect(envelopeFacets(structuredClone(linkedIn))).toEqual(first);
-    (first.values.assetBundle as unknown[]).push('changed');
-    expect(frozen.inputs.contextBundles).toHaveLength(1);
+    expect(first).toEqual(envelopeFacets(structuredClone(linkedIn)));
+    expect(envelopeFacets(frozen)).toBe(first);
+    expect(Object.isFrozen(first.values.assetBundle)).toBe(true);
+    expect(() => (first.values.assetBundle as unknown[]).push('changed')).toThrow(/not extensible/);
+    // Another frozen envelope, equal or not, has its own answer.
+    const other = structuredClone(linkedIn);
+    deepFreeze(other);
+    expect(envelopeFacets(other)).not.toBe(first);
   });
 });
 
