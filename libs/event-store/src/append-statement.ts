@@ -73,12 +73,13 @@ export async function appendStatement(
 type ManyRow = StatementRow & { item: number };
 
 /**
- * Several appends as one statement (`flex_append_many`), in one transaction: each is accepted or
- * refused on its own, exactly as appendStatement would (a refusal writes nothing and is that item's
- * outcome, settled here as rejected). A statement that fails (a race on a unique constraint, a
- * duplicate event id) writes nothing at all and throws. The appends must share no stream, key or
- * event id (GroupQueue sees to it): one that lost a key race is then retried on its own after the
- * others, with the same outcome.
+ * Several appends as one statement (`flex_append_many`, set-based since migration
+ * 2026122701_append_many_sets), in one transaction: each is accepted or refused on its own, exactly as
+ * appendStatement would one after the other (a refusal writes nothing and is that item's outcome,
+ * settled here as rejected). Appends of one stream or key may be in one group (GroupQueue keeps them in
+ * order): the function takes them in runs that share neither. A statement that fails (a race on a
+ * unique constraint, a duplicate event id) writes nothing at all and throws. One that lost a key race
+ * to another writer is retried on its own after the others, with the same outcome.
  */
 export async function appendManyStatement(
   db: Executor,
