@@ -11,6 +11,7 @@ import * as appendFunction from './2026122501_append_function';
 import * as appendSteps from './2026122601_append_steps';
 import * as lz4Payloads from './2026122602_lz4_payloads';
 import * as appendManySets from './2026122701_append_many_sets';
+import * as archivedCheckPerStatement from './2026122702_archived_check_per_statement';
 
 /** The store's own migrations, forward only: a released one is never edited, a change is a new one. */
 export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
@@ -26,4 +27,5 @@ export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.
   '2026122601_append_steps': appendSteps,
   '2026122602_lz4_payloads': lz4Payloads,
   '2026122701_append_many_sets': appendManySets,
+  '2026122702_archived_check_per_statement': archivedCheckPerStatement,
 });
