@@ -42,6 +42,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       v_claimed boolean[];
       v_total int := 0;
       v_positions bigint[];
+      v_keyed boolean := false;
       v_taken text[];
       -- Per event written, in position order.
       v_e_item int[] := '{}';
@@ -50,7 +51,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       v_e_at timestamptz[] := '{}';
       v_e_prev text[] := '{}';
       v_e_hash text[] := '{}';
-      v_e_position bigint[];
+      v_e_position bigint[] := '{}';
       v_j int;
       v_at timestamptz;
       v_prev text;
@@ -79,23 +80,28 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         if v_accepted[j] then
           v_first[j] := v_total + 1;
           v_total := v_total + v_count[j];
+          v_keyed := v_keyed or v_key[j] is not null;
         end if;
       end loop;
       v_positions := array(select nextval('events_position_seq') from generate_series(1, v_total));
-      -- Keys in their order: two runs claiming keys in different orders would deadlock.
-      with taken as (
-        insert into idempotency_keys (key, stream_id, positions)
-        select u.key, u.stream, v_positions[u.first : u.first + u.count - 1]
-        from unnest(v_key, v_stream, v_accepted, v_first, v_count) as u(key, stream, accepted, first, count)
-        where u.accepted and u.key is not null
-        order by u.key
-        on conflict (key) do nothing
-        returning key
-      )
-      select coalesce(array_agg(key), '{}') into v_taken from taken;
-      v_claimed := array(
-        select coalesce(u.key = any(v_taken), false) from unnest(v_key) with ordinality as u(key, n) order by u.n
-      );
+      v_claimed := array_fill(false, array[p_to - p_from + 1]);
+      if v_keyed then
+        -- Keys in their order: two runs claiming keys in different orders would deadlock.
+        with taken as (
+          insert into idempotency_keys (key, stream_id, positions)
+          select u.key, u.stream, v_positions[u.first : u.first + u.count - 1]
+          from unnest(v_key, v_stream, v_accepted, v_first, v_count) as u(key, stream, accepted, first, count)
+          where u.accepted and u.key is not null
+          order by u.key
+          on conflict (key) do nothing
+          returning key
+        )
+        select coalesce(array_agg(key), '{}') into v_taken from taken;
+        v_claimed := array(
+          select coalesce(u.key = any(v_taken), false)
+          from unnest(v_key) with ordinality as u(key, n) order by u.n
+        );
+      end if;
       -- The accepted items whose key, if any, is theirs: their events, hashed in order (chain.ts).
       for r in
         select x.ord::int as ord, d.n::int as n, d.doc->>'content' as content, d.doc->>'recorded_at' as at
@@ -110,22 +116,21 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         v_prev := v_hash[v_j];
         -- RFC 8785 of { content, position, prev, timestamp, version }: see chain.ts.
         v_hash[v_j] := encode(sha256(convert_to(concat(
-          '{"content":"', r.content, '","position":', v_positions[v_first[v_j] + r.n - 1], ',"prev":"', v_prev,
+          '{"content":"', r.content, '","position":', v_positions[v_first[v_j] + r.n - 1],
+          ',"prev":"', v_prev,
           '","timestamp":"', to_char(v_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
           '","version":', v_head[v_j] + r.n, '}'), 'UTF8')), 'hex');
         v_e_item := v_e_item || r.ord;
+        v_e_position := v_e_position || v_positions[v_first[v_j] + r.n - 1];
         v_e_n := v_e_n || r.n;
         v_e_version := v_e_version || (v_head[v_j] + r.n);
         v_e_at := v_e_at || v_at;
         v_e_prev := v_e_prev || v_prev;
         v_e_hash := v_e_hash || v_hash[v_j];
       end loop;
-      v_e_position := array(
-        select v_positions[v_first[u.item - p_from + 1] + u.n - 1]
-        from unnest(v_e_item, v_e_n) with ordinality as u(item, n, k) order by u.k
-      );
       if cardinality(v_e_item) > 0 then
-        insert into events (position, id, stream_id, version, type, payload, metadata, recorded_at, prev_hash, hash)
+        insert into events
+          (position, id, stream_id, version, type, payload, metadata, recorded_at, prev_hash, hash)
         select u.position, (d.doc->>'id')::uuid, x.v->>'s', u.version, d.doc->>'type', d.doc->'payload',
           d.doc->'metadata', u.at, u.prev, u.hash
         from unnest(v_e_item, v_e_n, v_e_position, v_e_version, v_e_at, v_e_prev, v_e_hash)
