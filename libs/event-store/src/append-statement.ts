@@ -86,19 +86,40 @@ export async function appendManyStatement(
   items: readonly AppendItem[],
   outbox: boolean,
 ): Promise<Array<PromiseSettledResult<Appended | 'lost_key_race'>>> {
-  const encoded = items.map(encode);
-  const parts = items.map(({ streamId, options }, i) => {
+  // An item that cannot be encoded (a payload with no JSON or canonical form) is refused alone, as
+  // appendStatement refuses it before its statement: it is left out, and the others go ahead.
+  const encoded = items.map((item): Encoded | { error: unknown } => {
+    try {
+      return encode(item);
+    } catch (error) {
+      return { error };
+    }
+  });
+  const sent: number[] = [];
+  const parts: string[] = [];
+  items.forEach(({ streamId, options }, i) => {
+    const item = encoded[i];
+    if ('error' in item) return;
     const expected = versionToCheck(options.expectedVersion);
     const key = JSON.stringify(options.idempotencyKey ?? null);
-    return `{"s":${JSON.stringify(streamId)},"k":${key},"e":${expected},"d":${encoded[i].docs}}`;
+    sent.push(i);
+    parts.push(`{"s":${JSON.stringify(streamId)},"k":${key},"e":${expected},"d":${item.docs}}`);
   });
-  const { rows } = await sql<ManyRow>`
-    select * from flex_append_many(${`[${parts.join(',')}]`}::jsonb, ${outbox}::boolean, ${GENESIS_HASH})`.execute(
-    db,
-  );
   const byItem = items.map((): StatementRow[] => []);
-  for (const row of rows) byItem[row.item - 1].push(row);
-  return Promise.allSettled(items.map((item, i) => interpret(db, item, encoded[i], byItem[i])));
+  if (parts.length > 0) {
+    const { rows } = await sql<ManyRow>`
+      select * from flex_append_many(${`[${parts.join(',')}]`}::jsonb, ${outbox}::boolean, ${GENESIS_HASH})`.execute(
+      db,
+    );
+    for (const row of rows) byItem[sent[row.item - 1]].push(row);
+  }
+  return Promise.allSettled(
+    items.map(async (item, i) => {
+      const itemEncoded = encoded[i];
+      if ('error' in itemEncoded) throw itemEncoded.error;
+      return interpret(db, item, itemEncoded, byItem[i]);
+    }),
+  );
 }
 
 async function interpret(

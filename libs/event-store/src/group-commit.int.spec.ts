@@ -19,6 +19,8 @@ interface Command {
   reuseIdOf?: number;
   /** Wait a turn (or a millisecond) before submitting: later appends then queue behind a group in flight. */
   pause: 'none' | 'turn' | 'ms';
+  /** One of its payloads has no canonical JSON form (a lone surrogate): refused before anything else. */
+  invalid: boolean;
 }
 
 /** What appending the commands one by one, in order, gives each of them. */
@@ -27,7 +29,8 @@ type Expected =
   | { outcome: 'duplicate'; ids: string[]; nextVersion: number }
   | { outcome: 'WRONG_EXPECTED_VERSION'; actual: number }
   | { outcome: 'IDEMPOTENCY_KEY_CONFLICT' }
-  | { outcome: 'DUPLICATE_EVENT_ID' };
+  | { outcome: 'DUPLICATE_EVENT_ID' }
+  | { outcome: 'INVALID_APPEND' };
 
 const storable = fc
   .jsonValue({ maxDepth: 2 })
@@ -50,6 +53,10 @@ const command: fc.Arbitrary<Command> = fc.record({
   /** How far back the command whose event id is reused is (rarely). */
   reuseIdOf: fc.oneof({ arbitrary: fc.constant(undefined), weight: 8 }, { arbitrary: fc.nat(5), weight: 1 }),
   pause: fc.constantFrom('none' as const, 'none' as const, 'none' as const, 'turn' as const, 'ms' as const),
+  invalid: fc.oneof(
+    { arbitrary: fc.constant(false), weight: 12 },
+    { arbitrary: fc.constant(true), weight: 1 },
+  ),
 });
 
 /** The commands made concrete (streams, keys, event ids, expected versions) and what each must get. */
@@ -71,7 +78,8 @@ function plan(commands: Command[]): Scenario {
     const streamId = streamIds[c.stream];
     const history = streams.get(streamId) ?? [];
     const key = c.key === undefined ? undefined : keyIds[c.key];
-    const events = c.payloads.map((payload, n) => {
+    const payloads = c.invalid ? [...c.payloads, { text: 'lone \ud800 surrogate' }] : c.payloads;
+    const events = payloads.map((payload, n) => {
       const reused = n === 0 && c.reuseIdOf !== undefined && c.reuseIdOf < i;
       const id = reused
         ? (scenario.appends[c.reuseIdOf as number].events[0]?.id ?? randomUUID())
@@ -84,6 +92,7 @@ function plan(commands: Command[]): Scenario {
     scenario.expected.push(decide());
 
     function decide(): Expected {
+      if (c.invalid) return { outcome: 'INVALID_APPEND' };
       const used = key === undefined ? undefined : keys.get(key);
       if (used && used.streamId !== streamId) return { outcome: 'IDEMPOTENCY_KEY_CONFLICT' };
       if (used) return { outcome: 'duplicate', ids: used.ids, nextVersion: history.length };
@@ -115,7 +124,8 @@ function observed(
   if (settled.status === 'rejected') {
     const { code, actual } = settled.reason as { code?: string; actual?: number };
     if (code === 'WRONG_EXPECTED_VERSION') return { outcome: code, actual: actual as number };
-    if (code === 'IDEMPOTENCY_KEY_CONFLICT' || code === 'DUPLICATE_EVENT_ID') return { outcome: code };
+    if (code === 'IDEMPOTENCY_KEY_CONFLICT' || code === 'DUPLICATE_EVENT_ID' || code === 'INVALID_APPEND')
+      return { outcome: code };
     return { outcome: 'other', error: settled.reason };
   }
   const { duplicate, events, nextVersion } = settled.value;
