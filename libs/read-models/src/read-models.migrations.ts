@@ -139,4 +139,25 @@ export const readModelMigrations: Record<string, Migration> = {
       await compressWithLz4(db, 'run_outputs', ['output']);
     },
   },
+  // A plan version names the event that accepted it (plan_generated or plan_updated) instead of holding
+  // a copy of its plan: the plan is read from that event when the version is shown (run-detail.query).
+  // A rebuild wrote 2.2 MB of plan text per 210 runs into plan_versions; it writes a position now.
+  // Rows already there get their event's position (the first event to accept that version, as the
+  // projection's insert keeps the first); an archived run's rows went with its events.
+  '2026122801_plan_versions_by_event': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.alterTable('plan_versions').addColumn('event_position', 'bigint').execute();
+      await sql`
+        update plan_versions pv set event_position = (
+          select e.position from events e
+          where e.stream_id = 'run-' || pv.run_id
+            and ((e.type = 'plan_generated' and (e.payload ->> 'planVersion')::integer = pv.version)
+              or (e.type = 'plan_updated' and (e.payload ->> 'version')::integer = pv.version))
+          order by e.version
+          limit 1)`.execute(db);
+      await sql`delete from plan_versions where event_position is null`.execute(db);
+      await sql`alter table plan_versions alter column event_position set not null`.execute(db);
+      await db.schema.alterTable('plan_versions').dropColumn('plan').execute();
+    },
+  },
 };

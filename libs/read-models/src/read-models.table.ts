@@ -34,7 +34,8 @@ export interface RunOutputsTable {
 export interface PlanVersionsTable {
   run_id: string;
   version: number;
-  plan: Json;
+  /** The position of the event that accepted this version (its plan is read from there). */
+  event_position: ColumnType<string | number, number, number>;
   plan_hash: string;
   status: string;
   satisfaction_score: number | null;

@@ -4,6 +4,7 @@ import {
   type PlanSnapshot,
   type PlanVersionView,
   type RunDetail,
+  upcastPayload,
 } from '@flex/contracts';
 import type { EventStoreDatabase } from '@flex/event-store';
 import type { Kysely, Selectable } from 'kysely';
@@ -26,7 +27,15 @@ export async function getRunDetail(
   if (!row) return undefined;
   const [output, versions, nodes, hitl] = await Promise.all([
     rm.selectFrom('run_outputs').selectAll().where('run_id', '=', runId).executeTakeFirst(),
-    rm.selectFrom('plan_versions').selectAll().where('run_id', '=', runId).orderBy('version').execute(),
+    // Each version's plan is the one its event carries (the row keeps the event's position).
+    rm
+      .selectFrom('plan_versions')
+      .innerJoin('events', 'events.position', 'plan_versions.event_position')
+      .selectAll('plan_versions')
+      .select(['events.type as event_type', 'events.payload as event_payload'])
+      .where('plan_versions.run_id', '=', runId)
+      .orderBy('plan_versions.version')
+      .execute(),
     rm.selectFrom('plan_nodes').selectAll().where('run_id', '=', runId).orderBy('node_id').execute(),
     rm.selectFrom('hitl_requests').selectAll().where('run_id', '=', runId).orderBy('created_at').execute(),
   ]);
@@ -69,8 +78,13 @@ export async function getRunDetail(
   };
 }
 
-function planVersionView(v: Selectable<PlanVersionsTable>, schemaHash: string): PlanVersionView {
-  const plan = json(v.plan) as PlanGraph;
+/** A plan version's row with the type and payload of the event that accepted it. */
+type PlanVersionRow = Selectable<PlanVersionsTable> & { event_type: string; event_payload: unknown };
+
+function planVersionView(v: PlanVersionRow, schemaHash: string): PlanVersionView {
+  // plan_generated and plan_updated both carry the accepted plan as `plan`, in today's shape once upcast.
+  const payload = upcastPayload(v.event_type, json(v.event_payload)) as { plan: PlanGraph };
+  const plan = payload.plan;
   return {
     version: v.version,
     planHash: v.plan_hash,

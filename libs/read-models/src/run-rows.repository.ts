@@ -89,7 +89,8 @@ function endedBy(before: StartedRun, after: StartedRun, event: StoredEvent) {
 
 /**
  * A plan version accepted by a run still going: a record of that event (one row per version), with
- * the nodes it had yet to run once accepted (a replan keeps the completed ones).
+ * the nodes it had yet to run once accepted (a replan keeps the completed ones). The plan itself is
+ * not copied: the row keeps the event's position, and the plan is read from the event when shown.
  */
 function recordPlanVersion(db: RunRowWrites, runId: string, after: StartedRun, event: StoredEvent) {
   const accepted = acceptedPlan(event);
@@ -98,7 +99,7 @@ function recordPlanVersion(db: RunRowWrites, runId: string, after: StartedRun, e
   db.insertPlanVersion({
     run_id: runId,
     version,
-    plan: JSON.stringify(plan),
+    event_position: event.position,
     plan_hash: accepted.planHash,
     status: diagnostics.status,
     satisfaction_score: diagnostics.satisfactionScore,
