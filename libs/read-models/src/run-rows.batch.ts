@@ -1,5 +1,5 @@
 import type { EventStoreDatabase } from '@flex/event-store';
-import { sql, type Insertable, type Transaction, type Updateable } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Transaction, type Updateable } from 'kysely';
 import type {
   HitlRequestsTable,
   PlanNodesTable,
@@ -34,6 +34,50 @@ const RUN_COLUMN_TYPES: Record<keyof RunSet, string> = {
   updated_at: 'timestamptz',
   last_position: 'bigint',
   last_event_type: 'text',
+};
+
+/** The SQL type of each column of the other tables a flush inserts into (the same whitelist). */
+const PLAN_VERSION_COLUMN_TYPES: Record<keyof PlanVersionsTable, string> = {
+  run_id: 'text',
+  version: 'integer',
+  event_position: 'bigint',
+  plan_hash: 'text',
+  status: 'text',
+  satisfaction_score: 'double precision',
+  diagnostics: 'jsonb',
+  registry_hash: 'text',
+  pending_node_ids: 'jsonb',
+  created_at: 'timestamptz',
+};
+
+const NODE_COLUMN_TYPES: Record<keyof PlanNodesTable, string> = {
+  run_id: 'text',
+  node_id: 'text',
+  kind: 'text',
+  capability_id: 'text',
+  status: 'text',
+  attempt: 'integer',
+  output: 'jsonb',
+  error: 'jsonb',
+  updated_at: 'timestamptz',
+};
+
+const HITL_COLUMN_TYPES: Record<keyof HitlRequestsTable, string> = {
+  run_id: 'text',
+  request_id: 'text',
+  node_id: 'text',
+  status: 'text',
+  rationale: 'text',
+  decision: 'text',
+  created_at: 'timestamptz',
+  resolved_at: 'timestamptz',
+};
+
+const OUTPUT_COLUMN_TYPES: Record<keyof RunOutputsTable, string> = {
+  run_id: 'text',
+  output: 'jsonb',
+  plan_version: 'integer',
+  completed_at: 'timestamptz',
 };
 
 /**
@@ -91,46 +135,42 @@ export class RunRowWrites {
   async flush(db: RunRowsDb): Promise<void> {
     await this.flushRuns(db);
     if (this.planVersions.size > 0)
-      await db
-        .insertInto('plan_versions')
-        .values([...this.planVersions.values()])
-        .onConflict((oc) => oc.columns(['run_id', 'version']).doNothing())
-        .execute();
+      await insertRecords(
+        db,
+        'plan_versions',
+        PLAN_VERSION_COLUMN_TYPES,
+        [...this.planVersions.values()],
+        sql`on conflict (run_id, version) do nothing`,
+      );
     await this.flushNodes(db);
     if (this.hitl.size > 0)
-      await db
-        .insertInto('hitl_requests')
-        .values([...this.hitl.values()])
-        .onConflict((oc) =>
-          oc.columns(['run_id', 'request_id']).doUpdateSet((eb) => ({
-            node_id: eb.ref('excluded.node_id'),
-            status: eb.ref('excluded.status'),
-            decision: eb.ref('excluded.decision'),
-            resolved_at: eb.ref('excluded.resolved_at'),
-          })),
-        )
-        .execute();
+      await insertRecords(
+        db,
+        'hitl_requests',
+        HITL_COLUMN_TYPES,
+        [...this.hitl.values()],
+        sql`on conflict (run_id, request_id) do update set ${excluded(['node_id', 'status', 'decision', 'resolved_at'])}`,
+      );
     if (this.outputs.size > 0)
-      await db
-        .insertInto('run_outputs')
-        .values([...this.outputs.values()])
-        .onConflict((oc) => oc.column('run_id').doNothing())
-        .execute();
+      await insertRecords(
+        db,
+        'run_outputs',
+        OUTPUT_COLUMN_TYPES,
+        [...this.outputs.values()],
+        sql`on conflict (run_id) do nothing`,
+      );
   }
 
   private async flushRuns(db: RunRowsDb): Promise<void> {
     if (this.runInserts.size > 0) {
-      const rows = [...this.runInserts.values()];
-      const columns = Object.keys(RUN_COLUMN_TYPES) as Array<keyof RunSet>;
-      await db
-        .insertInto('runs')
-        .values(rows)
-        .onConflict((oc) =>
-          oc
-            .column('run_id')
-            .doUpdateSet((eb) => Object.fromEntries(columns.map((c) => [c, eb.ref(`excluded.${c}`)]))),
-        )
-        .execute();
+      const columns = Object.keys(RUN_COLUMN_TYPES);
+      await insertRecords(
+        db,
+        'runs',
+        { run_id: 'text', ...RUN_COLUMN_TYPES },
+        [...this.runInserts.values()],
+        sql`on conflict (run_id) do update set ${excluded(columns)}`,
+      );
     }
     // One statement per set of columns updated (a run's end sets two more).
     const byColumns = new Map<string, Array<{ run_id: string } & RunSet>>();
@@ -149,21 +189,21 @@ export class RunRowWrites {
       else deletes.push(write);
     }
     if (upserts.length > 0)
-      await db
-        .insertInto('plan_nodes')
-        .values(upserts)
-        .onConflict((oc) =>
-          oc.columns(['run_id', 'node_id']).doUpdateSet((eb) => ({
-            kind: eb.ref('excluded.kind'),
-            capability_id: eb.ref('excluded.capability_id'),
-            status: eb.ref('excluded.status'),
-            attempt: eb.ref('excluded.attempt'),
-            output: eb.ref('excluded.output'),
-            error: eb.ref('excluded.error'),
-            updated_at: eb.ref('excluded.updated_at'),
-          })),
-        )
-        .execute();
+      await insertRecords(
+        db,
+        'plan_nodes',
+        NODE_COLUMN_TYPES,
+        upserts,
+        sql`on conflict (run_id, node_id) do update set ${excluded([
+          'kind',
+          'capability_id',
+          'status',
+          'attempt',
+          'output',
+          'error',
+          'updated_at',
+        ])}`,
+      );
     if (deletes.length > 0)
       await db
         .deleteFrom('plan_nodes')
@@ -174,6 +214,40 @@ export class RunRowWrites {
   }
 }
 
+/** `c = excluded.c, ...` for an upsert's columns (names from the column lists here, never from rows). */
+function excluded(columns: readonly string[]) {
+  return sql.raw(columns.map((c) => `${c} = excluded.${c}`).join(', '));
+}
+
+/**
+ * Many rows inserted in one statement: they travel as one JSON array of records, one parameter in
+ * all rather than one per value (a batch's 1,050 node rows were 9,450 parameters, and the statement
+ * that many placeholders, to build, send, parse and plan). Every column of `types` is written; a
+ * field a row lacks or holds null is null, as a multi-row VALUES would write it.
+ */
+async function insertRecords(
+  db: RunRowsDb,
+  table: 'runs' | 'plan_versions' | 'plan_nodes' | 'hitl_requests' | 'run_outputs',
+  types: Readonly<Record<string, string>>,
+  rows: readonly object[],
+  conflict: RawBuilder<unknown>,
+): Promise<void> {
+  const columns = Object.keys(types);
+  const names = sql.raw(columns.join(', '));
+  const values = sql.raw(columns.map((c) => `v.${c}::${types[c]}`).join(', '));
+  await sql`insert into ${sql.table(table)} (${names})
+    select ${values} from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(${recordFields(columns, types)})
+    ${conflict}`.execute(db);
+}
+
+/**
+ * The record's fields for jsonb_to_recordset: JSON columns travel as their text and are cast back (a
+ * jsonb record field would keep them strings), the others as their own type.
+ */
+function recordFields(columns: readonly string[], types: Readonly<Record<string, string>>) {
+  return sql.raw(columns.map((c) => `${c} ${types[c] === 'jsonb' ? 'text' : types[c]}`).join(', '));
+}
+
 /** Many runs' rows updated in one statement: the new values travel as one JSON array of records. */
 async function updateRuns(
   db: RunRowsDb,
@@ -182,9 +256,7 @@ async function updateRuns(
 ): Promise<void> {
   for (const c of columns)
     if (!(c in RUN_COLUMN_TYPES)) throw new Error(`runs has no column ${String(c)} to update`);
-  // JSON columns travel as their text and are cast back: a jsonb record field would keep them strings.
-  const fieldType = (c: keyof RunSet) => (RUN_COLUMN_TYPES[c] === 'jsonb' ? 'text' : RUN_COLUMN_TYPES[c]);
-  const fields = sql.raw(['run_id text', ...columns.map((c) => `${c} ${fieldType(c)}`)].join(', '));
+  const fields = recordFields(['run_id', ...columns], { run_id: 'text', ...RUN_COLUMN_TYPES });
   const sets = sql.raw(columns.map((c) => `${c} = v.${c}::${RUN_COLUMN_TYPES[c]}`).join(', '));
   await sql`update runs as r set ${sets}
     from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as v(${fields})
