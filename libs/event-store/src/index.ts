@@ -21,7 +21,7 @@ export { EventStore, type CommitFollower, type EventStoreOptions } from './event
 export type { AppendItem } from './append';
 export { readStreamEvents, type ReadStreamOptions, type ReadAllPage } from './read';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
-export type { Projection } from './projection';
+export type { Projection, ProjectionReplay } from './projection';
 export { ProjectionRunner, type ProjectionRunnerOptions } from './projection-runner';
 export { loadCheckpoint, saveCheckpoint, compareCheckpoints } from './checkpoints';
 export {

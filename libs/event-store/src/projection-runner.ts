@@ -12,7 +12,7 @@ import type { EventStore } from './event-store';
 import type { EventStoreDatabase } from './event-store.table';
 import type { StoreLogger } from './logger';
 import { Poller } from './poller';
-import type { Projection } from './projection';
+import type { Projection, ProjectionReplay } from './projection';
 import { readAllEvents } from './read';
 import { Checkpoint, START_CHECKPOINT, StoredEvent } from './types';
 
@@ -136,7 +136,13 @@ export class ProjectionRunner {
     return true;
   }
 
-  /** Empties the projection and replays the whole log into it, in one transaction. Returns the events replayed. */
+  /**
+   * Empties the projection and replays the whole log into it, in one transaction. Returns the events
+   * replayed. Each batch's read is sent as soon as the one before it is back, so the database reads
+   * it while the projection folds the one before (the transaction's statements still run one at a
+   * time, in the order sent, on its one connection: each read is the same gap-safe read from the
+   * previous batch's checkpoint as before, in the same transaction).
+   */
   rebuild(name: string): Promise<number> {
     const projection = this.#projections.get(name);
     if (!projection) return Promise.reject(new InvalidArgumentError(`no projection named ${name}`));
@@ -146,12 +152,24 @@ export class ProjectionRunner {
         await guard(projection, undefined, () => projection.reset(trx));
         let checkpoint: Checkpoint = START_CHECKPOINT;
         let total = 0;
-        for (;;) {
-          const batch = await readAllEvents(trx, checkpoint, this.#batchSize);
-          if (batch.events.length === 0) break;
-          await this.#applyAll(trx, projection, batch.events);
-          checkpoint = batch.checkpoint;
-          total += batch.events.length;
+        const replay = projection.replay?.(trx);
+        let next = sentAhead(readAllEvents(trx, checkpoint, this.#batchSize));
+        try {
+          for (;;) {
+            const batch = await next;
+            if (batch.events.length === 0) break;
+            next = sentAhead(readAllEvents(trx, batch.checkpoint, this.#batchSize));
+            if (replay) await this.#replayAll(projection, replay, batch.events);
+            else await this.#applyAll(trx, projection, batch.events);
+            checkpoint = batch.checkpoint;
+            total += batch.events.length;
+          }
+          if (replay) await guard(projection, undefined, () => replay.finish());
+        } catch (error) {
+          // What was sent ahead must be over before the rollback: the connection then goes back to the pool.
+          await next.catch(() => undefined);
+          await replay?.abandon();
+          throw error;
         }
         await saveCheckpoint(trx, name, checkpoint);
         this.#known.set(name, checkpoint);
@@ -270,11 +288,26 @@ export class ProjectionRunner {
     for (const event of handled) await guard(projection, event.position, () => projection.apply(trx, event));
   }
 
+  async #replayAll(projection: Projection, replay: ProjectionReplay, events: StoredEvent[]): Promise<void> {
+    const handles = projection.handles ? new Set(projection.handles) : undefined;
+    const handled = handles ? events.filter((event) => handles.has(event.type)) : events;
+    if (handled.length > 0) await guard(projection, handled[0].position, () => replay.apply(handled));
+  }
+
   #exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.#queue.then(fn, fn);
     this.#queue = run.catch(() => undefined);
     return run;
   }
+}
+
+/**
+ * A promise awaited later, marked handled now: when it fails while something else is awaited, its
+ * failure is not an unhandled rejection (it still throws where it is awaited).
+ */
+function sentAhead<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 async function guard(

@@ -22,4 +22,25 @@ export interface Projection {
   applyBatch?(trx: Transaction<EventStoreDatabase>, events: readonly StoredEvent[]): Promise<void>;
   /** Empties the read model, for a rebuild. */
   reset(trx: Transaction<EventStoreDatabase>): Promise<void>;
+  /**
+   * A rebuild's way in, used instead of `applyBatch` when present (after `reset`, in the rebuild's
+   * transaction): the whole log is handed over batch by batch, and the projection may hold writes
+   * across batches and make them when it likes (a run's row written once at its last state rather
+   * than once per batch), as long as it leaves exactly the rows that applying the events one by one
+   * would once `finish` resolves.
+   */
+  replay?(trx: Transaction<EventStoreDatabase>): ProjectionReplay;
+}
+
+/** A rebuild in progress (Projection.replay). */
+export interface ProjectionReplay {
+  /** The next handled events, in log order. May start writes and leave them running. */
+  apply(events: readonly StoredEvent[]): Promise<void>;
+  /** Makes every write still held or running; the rows are then all written. */
+  finish(): Promise<void>;
+  /**
+   * Waits out any write still running, without starting one (the rebuild is failing: its
+   * transaction is about to roll back). Never rejects.
+   */
+  abandon(): Promise<void>;
 }

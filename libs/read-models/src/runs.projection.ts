@@ -3,6 +3,7 @@ import {
   readStreamEvents,
   type EventStoreDatabase,
   type Projection,
+  type ProjectionReplay,
   type StoredEvent,
 } from '@flex/event-store';
 import { evolveRun, initialRunState, type RunState } from '@flex/run-model';
@@ -19,6 +20,8 @@ export const RUNS_PROJECTION = 'runs';
 export interface RunsProjectionOptions {
   /** Runs whose latest state is kept in memory between their events. Default 1,000. */
   cacheSize?: number;
+  /** Events whose row writes a rebuild combines before writing them. Default 5,000 (ten batches of 500). */
+  replayStretch?: number;
 }
 
 /**
@@ -30,22 +33,19 @@ export interface RunsProjectionOptions {
  */
 export function createRunsProjection(options: RunsProjectionOptions = {}): Projection {
   const cache = new RunStateCache(options.cacheSize ?? 1_000);
+  const stretch = options.replayStretch ?? REPLAY_STRETCH;
+  if (!Number.isSafeInteger(stretch) || stretch <= 0)
+    throw new RangeError(`runs projection replayStretch must be a positive integer, got ${stretch}`);
   const applyBatch = async (trx: Transaction<EventStoreDatabase>, events: readonly StoredEvent[]) => {
     const writes = new RunRowWrites();
-    for (const event of events) {
-      const runId = runIdFromStreamId(event.streamId);
-      if (runId === undefined) continue;
-      const before = await stateBefore(trx, cache, runId, event);
-      const after = evolveRun(before, event);
-      writeRunRows(writes, runId, before, after, event);
-      if (after.status !== 'none') cache.set(runId, after);
-    }
+    await fold(trx, cache, events, writes);
     await writes.flush(trx.withTables<ReadModelDatabase>());
   };
   return {
     name: RUNS_PROJECTION,
     apply: (trx, event) => applyBatch(trx, [event]),
     applyBatch,
+    replay: (trx) => replay(trx, cache, stretch),
     async reset(trx) {
       cache.clear();
       const db = trx.withTables<ReadModelDatabase>();
@@ -54,6 +54,76 @@ export function createRunsProjection(options: RunsProjectionOptions = {}): Proje
       await restoreArchivedRuns(trx);
     },
   };
+}
+
+/** Folds `events` (in log order) into the row writes they make, on top of the cached states. */
+async function fold(
+  trx: Transaction<EventStoreDatabase>,
+  cache: RunStateCache,
+  events: readonly StoredEvent[],
+  writes: RunRowWrites,
+): Promise<void> {
+  for (const event of events) {
+    const runId = runIdFromStreamId(event.streamId);
+    if (runId === undefined) continue;
+    const before = await stateBefore(trx, cache, runId, event);
+    const after = evolveRun(before, event);
+    writeRunRows(writes, runId, before, after, event);
+    if (after.status !== 'none') cache.set(runId, after);
+  }
+}
+
+/**
+ * Events whose row writes a rebuild combines before writing them (ten batches of 500): a run's rows
+ * are written once per such stretch, at their state at its end, instead of once per batch.
+ */
+const REPLAY_STRETCH = 5_000;
+
+/**
+ * A rebuild: writes are combined over a stretch of `stretch` events (RunRowWrites, as for one batch),
+ * then made while the next stretch is folded. One stretch's writes run at a time, in log
+ * order (each starts once the one before has ended), so the rows are those of applyBatch on each
+ * stretch in turn: those of the events applied one by one.
+ */
+function replay(
+  trx: Transaction<EventStoreDatabase>,
+  cache: RunStateCache,
+  stretch: number,
+): ProjectionReplay {
+  const db = trx.withTables<ReadModelDatabase>();
+  let writes = new RunRowWrites();
+  let held = 0;
+  /** The writes of the stretches before, running or done. */
+  let writing: Promise<void> = Promise.resolve();
+  const write = () => {
+    const stretch = writes;
+    writing = handled(writing.then(() => stretch.flush(db)));
+    writes = new RunRowWrites();
+    held = 0;
+  };
+  return {
+    async apply(events) {
+      await fold(trx, cache, events, writes);
+      held += events.length;
+      if (held < stretch) return;
+      // One stretch written at a time (what is held in memory stays bounded).
+      await writing;
+      write();
+    },
+    async finish() {
+      write();
+      await writing;
+    },
+    async abandon() {
+      await writing.catch(() => undefined);
+    },
+  };
+}
+
+/** A promise awaited later, marked handled now (its failure still throws where it is awaited). */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
 }
 
 /**
