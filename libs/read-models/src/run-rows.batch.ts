@@ -98,14 +98,18 @@ export class RunRowWrites {
 
   /** The whole row (a leftover row of the same id is overwritten). */
   insertRun(row: RunRow): void {
-    this.runInserts.set(row.run_id, row);
+    this.runInserts.set(row.run_id, { ...row });
     this.runUpdates.delete(row.run_id);
   }
 
+  /**
+   * Merged into the row's held insert or update, in place (the held rows are copies: every event of
+   * a run updates its row, and copying the whole row each time was garbage for nothing).
+   */
   updateRun(runId: string, set: RunSet): void {
-    const inserted = this.runInserts.get(runId);
-    if (inserted) this.runInserts.set(runId, { ...inserted, ...set });
-    else this.runUpdates.set(runId, { ...this.runUpdates.get(runId), ...set });
+    const held = this.runInserts.get(runId) ?? this.runUpdates.get(runId);
+    if (held) Object.assign(held, set);
+    else this.runUpdates.set(runId, { ...set });
   }
 
   insertPlanVersion(row: Insertable<PlanVersionsTable>): void {

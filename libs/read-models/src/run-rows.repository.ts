@@ -1,6 +1,6 @@
 import type { StoredEvent } from '@flex/event-store';
 import { isTerminal, payloadOf, type RunState, type StartedRun } from '@flex/run-model';
-import type { RunRowWrites } from './run-rows.batch';
+import type { RunRowWrites, RunSet } from './run-rows.batch';
 import {
   hitlColumns,
   pendingNodeIds,
@@ -9,7 +9,6 @@ import {
   sameHitlColumns,
   sameNodeColumns,
   shownNodes,
-  type ShownNode,
 } from './run-rows';
 
 /**
@@ -72,7 +71,13 @@ function updateRun(
   after: StartedRun,
   event: StoredEvent,
 ) {
-  db.updateRun(runId, { ...runColumns(after), ...endedBy(before, after, event), ...position(event) });
+  // Built in place, not spread together: this runs for every event of every run.
+  const set: RunSet = runColumns(after);
+  Object.assign(set, endedBy(before, after, event));
+  set.updated_at = event.timestamp;
+  set.last_position = event.position;
+  set.last_event_type = event.type;
+  db.updateRun(runId, set);
 }
 
 /** What the event that ended the run says beyond the state: the caller's satisfaction, the failure's findings. */
@@ -128,16 +133,13 @@ function writeNodes(db: RunRowWrites, runId: string, before: RunState, after: St
   const was = shownNodes(before);
   const now = shownNodes(after);
   for (const [nodeId, shown] of now) {
-    if (unchanged(was.get(nodeId), shown)) continue;
-    db.upsertNode({ run_id: runId, node_id: nodeId, ...nodeColumns(shown), updated_at: at });
+    const prior = was.get(nodeId);
+    if (prior && prior.node === shown.node && prior.planNode === shown.planNode) continue;
+    const columns = nodeColumns(shown);
+    if (prior && sameNodeColumns(nodeColumns(prior), columns)) continue;
+    db.upsertNode({ run_id: runId, node_id: nodeId, ...columns, updated_at: at });
   }
   for (const nodeId of was.keys()) if (!now.has(nodeId)) db.deleteNode(runId, nodeId);
-}
-
-function unchanged(was: ShownNode | undefined, now: ShownNode): boolean {
-  if (!was) return false;
-  if (was.node === now.node && was.planNode === now.planNode) return true;
-  return sameNodeColumns(nodeColumns(was), nodeColumns(now));
 }
 
 function writeHitlRequests(
