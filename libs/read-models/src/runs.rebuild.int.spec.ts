@@ -87,6 +87,22 @@ describe.each(['postgres', 'pglite'] as const)('runs rebuild, replayed in stretc
     return out;
   }
 
+  /**
+   * Rebuilds until the rebuild has replayed the whole log: the gap-safe read stops short of any
+   * transaction still open on the server (another suite's, in another database), for a while.
+   */
+  async function rebuildWhole(rebuild: () => Promise<number>) {
+    const { rows } = await sql<{ n: string | number }>`select count(*) as n from events`.execute(
+      db.database.db,
+    );
+    const total = Number(rows[0].n);
+    const deadline = Date.now() + 10_000;
+    while ((await rebuild()) !== total) {
+      if (Date.now() > deadline) throw new Error(`a rebuild never saw all ${total} events`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** The projection applying one event at a time (no applyBatch, no replay): the fold one by one. */
   function oneByOne(): Projection {
     const inner = createRunsProjection();
@@ -103,9 +119,9 @@ describe.each(['postgres', 'pglite'] as const)('runs rebuild, replayed in stretc
         async (log, batchSize, replayStretch, cacheSize) => {
           await append(log);
           const projection = createRunsProjection({ cacheSize, replayStretch });
-          const replayed = await runnerFor(db, projection, batchSize).rebuild('runs');
+          await rebuildWhole(() => runnerFor(db, projection, batchSize).rebuild('runs'));
           const rebuilt = await rows();
-          expect(await runnerFor(db, oneByOne(), 1).rebuild('runs')).toBe(replayed);
+          await rebuildWhole(() => runnerFor(db, oneByOne(), 1).rebuild('runs'));
           expect(await rows()).toEqual(rebuilt);
         },
       ),
@@ -123,7 +139,7 @@ describe.each(['postgres', 'pglite'] as const)('runs rebuild, replayed in stretc
       [1, 0],
       [1, 0],
     ]);
-    await runnerFor(db, createRunsProjection()).rebuild('runs');
+    await rebuildWhole(() => runnerFor(db, createRunsProjection()).rebuild('runs'));
     const before = await rows();
     // From here on no row may be written for a node b: the stretch holding run 0's node b fails to
     // write while the next ones are folded, and the rebuild fails with it.
