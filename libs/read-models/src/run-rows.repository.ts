@@ -129,7 +129,10 @@ function acceptedPlan(event: StoredEvent) {
 }
 
 function writeNodes(db: RunRowWrites, runId: string, before: RunState, after: StartedRun, at: string) {
-  if (before.status !== 'none' && before.plan === after.plan && before.nodes === after.nodes) return;
+  if (before.status !== 'none' && before.plan === after.plan) {
+    if (before.nodes !== after.nodes) writeNodesOfPlan(db, runId, before, after, at);
+    return;
+  }
   const was = shownNodes(before);
   const now = shownNodes(after);
   for (const [nodeId, shown] of now) {
@@ -140,6 +143,31 @@ function writeNodes(db: RunRowWrites, runId: string, before: RunState, after: St
     db.upsertNode({ run_id: runId, node_id: nodeId, ...columns, updated_at: at });
   }
   for (const nodeId of was.keys()) if (!now.has(nodeId)) db.deleteNode(runId, nodeId);
+}
+
+/**
+ * writeNodes when the plan is the same before and after (most events): the rows shown are the plan's
+ * nodes with a state, so one pass over the plan finds those whose state changed, without the maps.
+ */
+function writeNodesOfPlan(
+  db: RunRowWrites,
+  runId: string,
+  before: StartedRun,
+  after: StartedRun,
+  at: string,
+) {
+  for (const planNode of after.plan?.nodes ?? []) {
+    const was = before.nodes[planNode.id];
+    const now = after.nodes[planNode.id];
+    if (was === now) continue;
+    if (!now) {
+      db.deleteNode(runId, planNode.id);
+      continue;
+    }
+    const columns = nodeColumns({ planNode, node: now });
+    if (was && sameNodeColumns(nodeColumns({ planNode, node: was }), columns)) continue;
+    db.upsertNode({ run_id: runId, node_id: planNode.id, ...columns, updated_at: at });
+  }
 }
 
 function writeHitlRequests(

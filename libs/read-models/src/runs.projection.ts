@@ -66,7 +66,7 @@ async function fold(
   for (const event of events) {
     const runId = runIdFromStreamId(event.streamId);
     if (runId === undefined) continue;
-    const before = await stateBefore(trx, cache, runId, event);
+    const before = knownStateBefore(cache, runId, event) ?? (await foldedStateBefore(trx, event));
     const after = evolveRun(before, event);
     writeRunRows(writes, runId, before, after, event);
     if (after.status !== 'none') cache.set(runId, after);
@@ -127,19 +127,24 @@ function handled<T>(promise: Promise<T>): Promise<T> {
 }
 
 /**
- * The run's state just before `event`: the cached one when it is at the previous version, else a
- * fold of the stream's earlier events, read in this transaction (after a restart, a rolled-back
- * batch, an eviction, or another instance's turn on the checkpoint).
+ * The run's state just before `event` when it is known without reading: the initial one before a
+ * stream's first event, the cached one when it is at the previous version. (Not async: awaiting it
+ * for every event of a rebuild cost a promise and a turn each.)
  */
-async function stateBefore(
+function knownStateBefore(cache: RunStateCache, runId: string, event: StoredEvent): RunState | undefined {
+  if (event.version <= 1) return initialRunState();
+  return cache.at(runId, event.version - 1);
+}
+
+/**
+ * The run's state just before `event` from a fold of the stream's earlier events, read in this
+ * transaction (after a restart, a rolled-back batch, an eviction, or another instance's turn on the
+ * checkpoint).
+ */
+async function foldedStateBefore(
   trx: Transaction<EventStoreDatabase>,
-  cache: RunStateCache,
-  runId: string,
   event: StoredEvent,
 ): Promise<RunState> {
-  if (event.version <= 1) return initialRunState();
-  const cached = cache.at(runId, event.version - 1);
-  if (cached) return cached;
   const earlier = await readStreamEvents(trx, event.streamId, { beforeVersion: event.version });
   return earlier.reduce(evolveRun, initialRunState());
 }
