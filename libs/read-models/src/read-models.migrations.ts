@@ -160,4 +160,12 @@ export const readModelMigrations: Record<string, Migration> = {
       await db.schema.alterTable('plan_versions').dropColumn('plan').execute();
     },
   },
+  // Every start counts its principal's working runs (workingRunsAtMost): by owner alone, the count
+  // read every run the principal ever had. The statuses are queries.ts's WORKING.
+  '2026122901_runs_working_owner': {
+    async up(db: Kysely<unknown>) {
+      await sql`create index if not exists runs_working_owner on runs (owner)
+        where status in ('planning', 'running')`.execute(db);
+    },
+  },
 };

@@ -98,6 +98,27 @@ describe.each(['postgres', 'pglite'] as const)('workingRunsAtMost (%s)', (kind) 
     );
   }, 120_000);
 
+  it('gives up (Infinity, so the caller counts exactly) past 1,000 events behind, not before', async () => {
+    const runner = runnerFor(db, projection, 500);
+    const who = `owner-${kind}-behind`;
+    await append(`behind-${kind}`, [start(`behind-${kind}`, who), requested(1)]);
+    await runner.catchUpThrough(await db.store.headPosition());
+    expect(await workingRunsAtMost(db.database.db, who)).toBe(1);
+    const filler = (n: number) =>
+      Array.from({ length: n }, () => ({
+        id: randomUUID(),
+        type: 'spec_filler',
+        payload: {},
+        metadata: { correlationId: 'filler' },
+      }));
+    await db.store.append(`filler-${kind}`, filler(1000), { expectedVersion: 'no_stream' });
+    expect(await workingRunsAtMost(db.database.db, who)).toBe(1);
+    await db.store.append(`filler-${kind}`, filler(1), { expectedVersion: 1000 });
+    expect(await workingRunsAtMost(db.database.db, who)).toBe(Number.POSITIVE_INFINITY);
+    await runner.catchUpThrough(await db.store.headPosition());
+    expect(await workingRunsAtMost(db.database.db, who)).toBe(1);
+  }, 120_000);
+
   async function append(runId: string, events: Given[]) {
     const version = await db.store.streamVersion(`run-${runId}`);
     const news: NewEvent[] = events.map((e) => ({
