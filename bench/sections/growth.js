@@ -5,8 +5,8 @@
 //   per lane), run one at a time with the reference agents;
 // - start latency (POST run.stream until the `start` frame: the run is stored and acknowledged)
 //   with the store as the bench found it, and again after bulk-inserting synthetic events of
-//   finished runs with SQL (1M; 100k with --quick), with every checkpoint moved past them in the
-//   same transaction, as if the system had processed them.
+//   finished runs with SQL (1M; 100k with --quick) and their rows in the runs read model, with
+//   every checkpoint moved past them in the same transaction, as if the system had processed them.
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
@@ -78,8 +78,9 @@ async function startLatencies(url, samples) {
 }
 
 /**
- * Synthetic finished runs, 10 events each, in one transaction that also moves every checkpoint
- * (projections, consumers) past them: to the system they are history it has already processed.
+ * Synthetic finished runs, 10 events each, with their rows in the runs read model, in one transaction
+ * that also moves every checkpoint (projections, consumers) past them: to the system they are history
+ * it has already processed.
  */
 async function seedHistory(url, events) {
   const client = new Client({ connectionString: url });
@@ -94,6 +95,16 @@ async function seedHistory(url, events) {
               jsonb_build_object('runId', 'bench_history_' || (g / 10), 'note', 'synthetic history'),
               jsonb_build_object('correlationId', 'bench_history_' || (g / 10))
        from generate_series(0, $1::int - 1) g`,
+      [events],
+    );
+    // Their rows in the runs read model, as a projection that had applied them would have left them,
+    // owned by the bench's client: a start counts its principal's working runs there.
+    await client.query(
+      `insert into runs (run_id, owner, owner_role, status, objective, created_at, updated_at,
+                         last_position, last_event_type)
+       select 'bench_history_' || g, (select owner from runs order by created_at limit 1), 'client',
+              'completed', 'synthetic history', now(), now(), 0, 'complete'
+       from generate_series(0, $1::int / 10 - 1) g`,
       [events],
     );
     await client.query(
