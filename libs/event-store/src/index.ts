@@ -22,7 +22,7 @@ export type { AppendItem } from './append';
 export { readStreamEvents, type ReadStreamOptions, type ReadAllPage } from './read';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay';
 export type { Projection, ProjectionReplay } from './projection';
-export { ProjectionRunner, type ProjectionRunnerOptions } from './projection-runner';
+export { ProjectionRunner, sentAhead, type ProjectionRunnerOptions } from './projection-runner';
 export { loadCheckpoint, saveCheckpoint, compareCheckpoints } from './checkpoints';
 export {
   recordDeadLetter,

@@ -277,8 +277,7 @@ export class ProjectionRunner {
     projection: Projection,
     events: StoredEvent[],
   ): Promise<void> {
-    const handles = projection.handles ? new Set(projection.handles) : undefined;
-    const handled = handles ? events.filter((event) => handles.has(event.type)) : events;
+    const handled = handledBy(projection, events);
     const { applyBatch } = projection;
     if (applyBatch) {
       if (handled.length > 0)
@@ -289,8 +288,7 @@ export class ProjectionRunner {
   }
 
   async #replayAll(projection: Projection, replay: ProjectionReplay, events: StoredEvent[]): Promise<void> {
-    const handles = projection.handles ? new Set(projection.handles) : undefined;
-    const handled = handles ? events.filter((event) => handles.has(event.type)) : events;
+    const handled = handledBy(projection, events);
     if (handled.length > 0) await guard(projection, handled[0].position, () => replay.apply(handled));
   }
 
@@ -301,11 +299,18 @@ export class ProjectionRunner {
   }
 }
 
+/** The events of `events` the projection handles (all of them when it names none), in order. */
+function handledBy(projection: Projection, events: StoredEvent[]): StoredEvent[] {
+  const handles = projection.handles ? new Set(projection.handles) : undefined;
+  return handles ? events.filter((event) => handles.has(event.type)) : events;
+}
+
 /**
  * A promise awaited later, marked handled now: when it fails while something else is awaited, its
- * failure is not an unhandled rejection (it still throws where it is awaited).
+ * failure is not an unhandled rejection (it still throws where it is awaited). For statements sent
+ * ahead in a transaction, here and in projections' replays.
  */
-function sentAhead<T>(promise: Promise<T>): Promise<T> {
+export function sentAhead<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
   return promise;
 }

@@ -1,6 +1,7 @@
 import { runIdFromStreamId } from '@flex/contracts';
 import {
   readStreamEvents,
+  sentAhead,
   type EventStoreDatabase,
   type Projection,
   type ProjectionReplay,
@@ -96,8 +97,8 @@ function replay(
   /** The writes of the stretches before, running or done. */
   let writing: Promise<void> = Promise.resolve();
   const write = () => {
-    const stretch = writes;
-    writing = handled(writing.then(() => stretch.flush(db)));
+    const full = writes;
+    writing = sentAhead(writing.then(() => full.flush(db)));
     writes = new RunRowWrites();
     held = 0;
   };
@@ -118,12 +119,6 @@ function replay(
       await writing.catch(() => undefined);
     },
   };
-}
-
-/** A promise awaited later, marked handled now (its failure still throws where it is awaited). */
-function handled<T>(promise: Promise<T>): Promise<T> {
-  promise.catch(() => undefined);
-  return promise;
 }
 
 /**
