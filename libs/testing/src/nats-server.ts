@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import { connect, type ConnectionOptions } from 'nats';
+import { connect, StorageType, type ConnectionOptions } from 'nats';
 import { freePort } from './free-port';
 
 export interface NatsTestServer {
@@ -82,8 +82,8 @@ export async function startNats(options: NatsTestServerOptions = {}): Promise<Na
 
 /**
  * Starts `size` throwaway nats-servers joined into one JetStream cluster over local routes (as the
- * k8s StatefulSet runs them), resolving once every one answers JetStream requests (a meta leader is
- * elected, which needs a majority up). `stop` kills them all.
+ * k8s StatefulSet runs them), resolving once every one answers JetStream requests and the cluster can
+ * place `size` replicas of a stream. `stop` kills them all.
  */
 export async function startNatsCluster(
   size: number,
@@ -110,7 +110,47 @@ export async function startNatsCluster(
     await stop();
     throw failed.reason;
   }
+  try {
+    await waitUntilPlaceable(servers[0].url, size, name);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
   return { servers, stop };
+}
+
+/**
+ * Every server answering JetStream is not yet a cluster that can place `size` copies: the meta group
+ * may have elected its leader before the last peer joined it, and a stream of `size` replicas is then
+ * refused with "no suitable peers for placement" (seen in CI). Resolves once a probe stream of `size`
+ * replicas (in memory) can be created; it is deleted again.
+ */
+async function waitUntilPlaceable(url: string, size: number, name: string): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  const probe = `PROBE_${name.replace(/[^A-Za-z0-9]/g, '_')}`;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    const nc = await connect({ servers: url, timeout: 1000 });
+    try {
+      const jsm = await nc.jetstreamManager({ timeout: 5000 });
+      await jsm.streams.add({
+        name: probe,
+        subjects: [`${probe}.probe`],
+        num_replicas: size,
+        storage: StorageType.Memory,
+      });
+      await jsm.streams.delete(probe);
+      return;
+    } catch (error) {
+      lastError = error;
+    } finally {
+      await nc.close();
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(
+    `the NATS cluster of ${size} could not place ${size} replicas in ${READY_TIMEOUT_MS}ms: ${String(lastError)}`,
+  );
 }
 
 function findNatsServer(): string | undefined {
