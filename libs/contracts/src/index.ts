@@ -367,7 +367,8 @@ export {
 } from './events/stream-ids';
 
 // Canonical JSON and hashing (RFC 8785)
-export { canonicalJson, contentHash, CanonicalJsonError } from './canonical/canonical-json';
+export { canonicalCopy, canonicalJson, contentHash, CanonicalJsonError } from './canonical/canonical-json';
+export type { CanonicalCopy } from './canonical/canonical-json';
 export { upcastPayload } from './events/upcasters';
 export {
   COPYWRITER_LINKEDIN_VARIANTS,

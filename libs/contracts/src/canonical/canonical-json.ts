@@ -39,6 +39,72 @@ export function contentHash(value: unknown): string {
   return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex');
 }
 
+/** A plain JSON value copied with its keys in canonical order, and the copy's JSON text. */
+export interface CanonicalCopy {
+  /** {@link canonicalJson} of the value (and of the copy). */
+  json: string;
+  /** The value as a JSON round trip gives it back (unshared), each object's keys in canonical order. */
+  copy: unknown;
+}
+
+/**
+ * {@link canonicalJson} of a plain JSON value, and the value copied as a JSON round trip would copy it,
+ * in one walk: for the event store, which sends an event's JSON, hashes its canonical form and keeps a
+ * copy. The copy's objects get their keys in canonical order, so JSON.stringify of the copy (native,
+ * no key sorting) is the canonical text. Undefined for anything else — what the fast walk does not take
+ * (see NOT_FAST), a key that V8 would order first (an array index: any key starting with a digit) or
+ * `__proto__` —: the caller then takes the long way (JSON.stringify, JSON.parse, canonicalJson).
+ */
+export function canonicalCopy(value: unknown): CanonicalCopy | undefined {
+  let copy: unknown;
+  try {
+    copy = plainCopy(value, 0);
+  } catch (error) {
+    if (error === NOT_FAST) return undefined;
+    throw error;
+  }
+  return { json: JSON.stringify(copy), copy };
+}
+
+function plainCopy(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+      if (!value.isWellFormed()) throw NOT_FAST;
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) throw NOT_FAST;
+      // -0 as a JSON round trip gives it back: 0.
+      return value === 0 ? 0 : value;
+    case 'boolean':
+      return value;
+    case 'object': {
+      if (value === null) return null;
+      if (depth >= FAST_DEPTH) throw NOT_FAST;
+      if (Array.isArray(value)) {
+        const items: unknown[] = new Array(value.length);
+        for (let i = 0; i < value.length; i++) {
+          if (value[i] === undefined) throw NOT_FAST;
+          items[i] = plainCopy(value[i], depth + 1);
+        }
+        return items;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) throw NOT_FAST;
+      const record = value as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(record).sort()) {
+        const first = key.charCodeAt(0);
+        if ((first >= 48 && first <= 57) || key === '__proto__' || !key.isWellFormed()) throw NOT_FAST;
+        const member = record[key];
+        if (member !== undefined) out[key] = plainCopy(member, depth + 1);
+      }
+      return out;
+    }
+    default:
+      throw NOT_FAST;
+  }
+}
+
 /**
  * The fast walk, for what the event store hashes on every append: no path and no set of the objects
  * on the way down (a cycle shows as depth), and a string that needs no escape is quoted as it is.

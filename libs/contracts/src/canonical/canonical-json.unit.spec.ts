@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { CanonicalJsonError, canonicalJson, contentHash } from './canonical-json';
+import { CanonicalJsonError, canonicalCopy, canonicalJson, contentHash } from './canonical-json';
 
 const fromIeeeHex = (hex: string) => Buffer.from(hex, 'hex').readDoubleBE(0);
 
@@ -177,6 +177,97 @@ describe('canonicalJson (RFC 8785)', () => {
         const text = canonicalJson(value);
         expect(canonicalJson(JSON.parse(text))).toBe(text);
         expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+    );
+  });
+});
+
+describe('canonicalCopy', () => {
+  /** What the event store did before: a JSON round trip, then the canonical text of what came back. */
+  const roundTrip = (value: unknown): unknown => JSON.parse(JSON.stringify(value) ?? 'null');
+
+  it('takes plain values, and gives their canonical text and a sorted, unshared copy', () => {
+    const value = { b: [1, 'x', null, true, { z: -0, y: 'é' }], a: { c: 1.5, skip: undefined } };
+    const taken = canonicalCopy(value);
+    expect(taken?.json).toBe('{"a":{"c":1.5},"b":[1,"x",null,true,{"y":"é","z":0}]}');
+    expect(taken?.copy).toEqual(roundTrip(value));
+    expect(Object.keys(taken?.copy as object)).toEqual(['a', 'b']);
+    expect((taken?.copy as { a: unknown }).a).not.toBe(value.a);
+  });
+
+  it.each([
+    ['a Date', { at: new Date(0) }],
+    ['a toJSON', { toJSON: () => 1 }],
+    ['a function member', { f: () => 1 }],
+    ['undefined in an array', [undefined]],
+    ['NaN', [Number.NaN]],
+    ['a lone surrogate', ['\ud800']],
+    ['a lone surrogate in a key', { '\udc00': 1 }],
+    ['an index key', { 1: 'x' }],
+    ['a __proto__ key', JSON.parse('{"__proto__": 1}')],
+    ['a class instance', new (class Thing {})()],
+  ])('leaves %s to the long way', (_name, value) => {
+    expect(canonicalCopy(value)).toBeUndefined();
+  });
+
+  it('when it takes a value, gives exactly what a JSON round trip then canonicalJson give (property)', () => {
+    const text = fc.oneof(
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom('"', '\\', '\u2028', '😀', '0', '1', '10', '__proto__', 'toJSON', ''),
+    );
+    const odd = fc.constantFrom<unknown>(
+      undefined,
+      Number.NaN,
+      Infinity,
+      -0,
+      new Date(0),
+      () => 1,
+      Symbol('s'),
+      { toJSON: () => 'j' },
+      new Map(),
+      Object.create(null),
+    );
+    const anyValue = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        text,
+        fc.double(),
+        fc.integer(),
+        fc.boolean(),
+        fc.constant(null),
+        odd,
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(text, tie('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(anyValue, (value) => {
+        const taken = canonicalCopy(value);
+        if (taken === undefined) return;
+        expect(taken.json).toBe(canonicalJson(value));
+        expect(taken.json).toBe(canonicalJson(roundTrip(value)));
+        expect(taken.copy).toEqual(roundTrip(value));
+        expect(JSON.stringify(taken.copy)).toBe(taken.json);
+      }),
+    );
+  });
+
+  it('takes any JSON value whose keys do not start with a digit and are not __proto__ (property)', () => {
+    const key = fc.string().filter((k) => !/^[0-9]/.test(k) && k !== '__proto__' && k.isWellFormed());
+    const json = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        fc.string().filter((s) => s.isWellFormed()),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.boolean(),
+        fc.constant(null),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(key, tie('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(json, (value) => {
+        expect(canonicalCopy(value)?.json).toBe(canonicalJson(value));
       }),
     );
   });
