@@ -1,7 +1,7 @@
-import { upcastPayload } from '@flex/contracts';
+import { canonicalCopy, upcastPayload } from '@flex/contracts';
 import { sql } from 'kysely';
 import { AppendItem, checkExpectedVersion } from './append';
-import { contentDigest, GENESIS_HASH } from './chain';
+import { contentDigest, contentDigestOfCanonical, GENESIS_HASH } from './chain';
 import { IdempotencyKeyConflictError, InvalidAppendError } from './errors';
 import { Executor, readEventsAt } from './read';
 import { toIsoString, toPosition } from './rows';
@@ -39,7 +39,8 @@ export interface Appended {
 
 /** The item's events as JSON text (what is sent), and that JSON read back (what readers will get). */
 interface Encoded {
-  docs: string;
+  /** Each event's JSON document, one string each: joined once, in the text of the whole statement. */
+  docs: string[];
   payloads: unknown[];
   metadata: EventMetadata[];
 }
@@ -65,7 +66,9 @@ export async function appendStatement(
   const encoded = encode(item);
   const { rows } = await sql<StatementRow>`
     select * from flex_append(${streamId}, ${key}::text, ${versionToCheck(options.expectedVersion)}::int,
-      ${item.events.length}::int, ${encoded.docs}::jsonb, ${outbox}::boolean, ${GENESIS_HASH})`.execute(db);
+      ${item.events.length}::int, ${`[${encoded.docs.join(',')}]`}::jsonb, ${outbox}::boolean, ${GENESIS_HASH})`.execute(
+    db,
+  );
   return interpret(db, item, encoded, rows);
 }
 
@@ -96,19 +99,25 @@ export async function appendManyStatement(
     }
   });
   const sent: number[] = [];
-  const parts: string[] = [];
+  // The group's JSON in pieces, joined once: each event's text is copied once into the statement's.
+  const pieces: string[] = ['['];
   items.forEach(({ streamId, options }, i) => {
     const item = encoded[i];
     if ('error' in item) return;
     const expected = versionToCheck(options.expectedVersion);
     const key = JSON.stringify(options.idempotencyKey ?? null);
+    pieces.push(
+      `${sent.length === 0 ? '' : ','}{"s":${JSON.stringify(streamId)},"k":${key},"e":${expected},"d":[`,
+    );
+    item.docs.forEach((doc, n) => pieces.push(n === 0 ? doc : `,${doc}`));
+    pieces.push(']}');
     sent.push(i);
-    parts.push(`{"s":${JSON.stringify(streamId)},"k":${key},"e":${expected},"d":${item.docs}}`);
   });
+  pieces.push(']');
   const byItem = items.map((): StatementRow[] => []);
-  if (parts.length > 0) {
+  if (sent.length > 0) {
     const { rows } = await sql<ManyRow>`
-      select * from flex_append_many(${`[${parts.join(',')}]`}::jsonb, ${outbox}::boolean, ${GENESIS_HASH})`.execute(
+      select * from flex_append_many(${pieces.join('')}::jsonb, ${outbox}::boolean, ${GENESIS_HASH})`.execute(
       db,
     );
     for (const row of rows) byItem[sent[row.item - 1]].push(row);
@@ -172,27 +181,49 @@ function versionToCheck(expected: ExpectedVersion): number | null {
 }
 
 function encode(item: AppendItem): Encoded {
-  const encoded: Encoded = { docs: '', payloads: [], metadata: [] };
-  const docs = item.events.map((event) => {
-    const payload = JSON.stringify(event.payload ?? null) ?? 'null';
-    const metadata = JSON.stringify(event.metadata ?? {}) ?? '{}';
-    encoded.payloads.push(JSON.parse(payload));
-    encoded.metadata.push(JSON.parse(metadata) as EventMetadata);
-    const content = contentOf(item.streamId, event, encoded);
+  const encoded: Encoded = { docs: [], payloads: [], metadata: [] };
+  encoded.docs = item.events.map((event) => {
+    const [payload, metadata, content] = jsonOf(item.streamId, event, encoded);
     const at = event.timestamp === undefined ? '' : `,"recorded_at":${JSON.stringify(event.timestamp)}`;
     const head = `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)}`;
     return `${head},"content":"${content}","payload":${payload},"metadata":${metadata}${at}}`;
   });
-  encoded.docs = `[${docs.join(',')}]`;
   return encoded;
 }
 
+/**
+ * The event's payload and metadata as the JSON text sent, that JSON read back (pushed onto `encoded`),
+ * and the event's digest (chain.ts) as stored. A plain payload and metadata are walked once
+ * (canonicalCopy): their canonical text is what is sent and what is hashed. Anything else (a Date, a
+ * toJSON…) takes the long way: JSON.stringify, JSON.parse, and the digest of what was read back.
+ */
+function jsonOf(streamId: string, event: NewEvent, encoded: Encoded): [string, string, string] {
+  // The id as the uuid column gives it back: lowercase.
+  const id = event.id.toLowerCase();
+  const [plainPayload, plainMetadata] = [
+    canonicalCopy(event.payload ?? null),
+    canonicalCopy(event.metadata ?? {}),
+  ];
+  if (plainPayload !== undefined && plainMetadata !== undefined) {
+    const fields = { id, streamId, type: event.type };
+    const content = contentDigestOfCanonical(fields, plainPayload.json, plainMetadata.json);
+    if (content !== undefined) {
+      encoded.payloads.push(plainPayload.copy);
+      encoded.metadata.push(plainMetadata.copy as EventMetadata);
+      return [plainPayload.json, plainMetadata.json, content];
+    }
+  }
+  const payload = JSON.stringify(event.payload ?? null) ?? 'null';
+  const metadata = JSON.stringify(event.metadata ?? {}) ?? '{}';
+  encoded.payloads.push(JSON.parse(payload));
+  encoded.metadata.push(JSON.parse(metadata) as EventMetadata);
+  return [payload, metadata, contentOf(id, streamId, event, encoded)];
+}
+
 /** The digest (chain.ts) of the event just encoded, as stored: its JSON read back. */
-function contentOf(streamId: string, event: NewEvent, encoded: Encoded): string {
+function contentOf(id: string, streamId: string, event: NewEvent, encoded: Encoded): string {
   const [payload, metadata] = [encoded.payloads.at(-1), encoded.metadata.at(-1)];
   try {
-    // The id as the uuid column gives it back: lowercase.
-    const id = event.id.toLowerCase();
     return contentDigest({ id, type: event.type, streamId, payload, metadata });
   } catch (error) {
     throw new InvalidAppendError(`event ${event.id}: ${(error as Error).message}`, { cause: error });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { contentHash } from '@flex/contracts';
 
 /**
@@ -46,6 +47,24 @@ export function contentDigest(
 ) {
   const { id, streamId, type, payload, metadata } = event;
   return contentHash({ id, metadata, payload, streamId, type });
+}
+
+/**
+ * {@link contentDigest}, given the canonical JSON of the payload and of the metadata (canonicalCopy in
+ * @flex/contracts): the same digest, with no second walk of them. The other fields are strings, whose
+ * canonical form is their JSON text unless they hold a lone surrogate: then undefined, and the caller
+ * takes contentDigest, which refuses them.
+ */
+export function contentDigestOfCanonical(
+  event: Pick<ChainedEvent, 'id' | 'streamId' | 'type'>,
+  payloadJson: string,
+  metadataJson: string,
+): string | undefined {
+  const { id, streamId, type } = event;
+  if (!id.isWellFormed() || !streamId.isWellFormed() || !type.isWellFormed()) return undefined;
+  // Keys in RFC 8785 order, as contentDigest's object is serialized.
+  const text = `{"id":${JSON.stringify(id)},"metadata":${metadataJson},"payload":${payloadJson},"streamId":${JSON.stringify(streamId)},"type":${JSON.stringify(type)}}`;
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** The hash an event should carry, given its fields and its `prev`. */
