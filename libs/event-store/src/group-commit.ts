@@ -40,6 +40,11 @@ interface Unit {
 type Outcome = { results: Appended[] } | { error: unknown };
 
 /**
+ * Appends waiting, with no group in flight, from which the next group takes only half (see #groupSize).
+ */
+const SPLIT_AT = 16;
+
+/**
  * Group commit. Appends arriving while `maxInFlight` groups are in flight wait and share the next one,
  * in the order they were submitted; an append that shares a stream, a key or an event id with a group
  * in flight waits for it (GroupQueue), so a stream is never in two groups at once and its appends keep
@@ -76,11 +81,26 @@ export class GroupCommitter {
 
   #start(): void {
     while (this.#inFlight < this.#options.maxInFlight) {
-      const group = this.#queue.take(this.#options.maxGroup);
+      const group = this.#queue.take(this.#groupSize());
       if (group === undefined) return;
       this.#inFlight++;
       void this.#run(group);
     }
+  }
+
+  /**
+   * Writers released together (a group's appends resolve at once) submit together: taken whole, their
+   * next appends would form one group again, and the client would encode a group while Postgres
+   * waits, then Postgres run it while the client waits. With nothing in flight and many waiting, the
+   * group takes half of them: the other half starts right after it, and from then on each half's
+   * writers prepare their next appends while the other half's transaction runs. More in flight than
+   * one is needed (with one, the second half would only wait).
+   */
+  #groupSize(): number {
+    const { maxGroup, maxInFlight } = this.#options;
+    const waiting = this.#queue.length;
+    if (this.#inFlight > 0 || maxInFlight < 2 || waiting < SPLIT_AT) return maxGroup;
+    return Math.min(maxGroup, Math.ceil(waiting / 2));
   }
 
   async #run(group: Group<Unit>): Promise<void> {
