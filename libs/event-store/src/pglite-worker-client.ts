@@ -18,8 +18,11 @@ interface PlainError {
   fields: Record<string, string | number | boolean | null>;
 }
 
+/** How the database started: it existed, or it is new, from the seed or from initdb (pglite-seed.js). */
+export type PGliteStart = 'existing' | 'seed' | 'initdb';
+
 type Reply =
-  | { ready: true; probe: object }
+  | { ready: true; probe: object; startedFrom: PGliteStart }
   | { ready: false; error: PlainError }
   | { id: number; result: Results<unknown> | null }
   | { id: number; error: PlainError };
@@ -50,6 +53,7 @@ export class PGliteWorkerClient {
   private readonly onExit: (error: PGliteWorkerExitedError) => void;
   private nextId = 0;
   private started = false;
+  private start: PGliteStart | undefined;
   /** Replies arrive as objects of another realm (see localize); under jest only. */
   private foreign = false;
   private exited: PGliteWorkerExitedError | undefined;
@@ -68,6 +72,11 @@ export class PGliteWorkerClient {
       this.fail(new PGliteWorkerExitedError(error.message, { cause: error })),
     );
     this.worker.on('exit', (code) => this.fail(new PGliteWorkerExitedError(`exit code ${code}`)));
+  }
+
+  /** How the database started (pglite-seed.js); undefined until ready. */
+  get startedFrom(): PGliteStart | undefined {
+    return this.start;
   }
 
   query<T>(sql: string, params: readonly unknown[] = []): Promise<Results<T>> {
@@ -112,6 +121,7 @@ export class PGliteWorkerClient {
     if ('error' in reply) return waiting.reject(toError(reply.error));
     if ('probe' in reply) {
       this.started = true;
+      this.start = reply.startedFrom;
       this.foreign = Object.getPrototypeOf(reply.probe) !== Object.prototype;
     }
     const result = 'result' in reply ? reply.result : null;
@@ -130,6 +140,11 @@ export class PGliteWorkerClient {
 export interface PGliteWorkerOptions {
   /** Where PGlite keeps its files; in memory when absent. */
   dataDir?: string;
+  /**
+   * Where the seed of a new database is kept (pglite-seed.js): by default node_modules/.cache/flex;
+   * null: none, every new database runs initdb.
+   */
+  seedDir?: string | null;
   /**
    * Called when the thread ends after it started and before close(). By default it throws the error,
    * uncaught: the process stops with it rather than run on without its database.

@@ -3,12 +3,15 @@
 // end): it runs the statements it is sent one at a time, in the order sent, and posts back each result
 // or error. Plain JavaScript, so that a Worker loads it as it is: from src/ under jest, from dist/ built.
 const { parentPort, workerData } = require('node:worker_threads');
-const { PGlite } = require('@electric-sql/pglite');
+const { openPGlite } = require('./pglite-seed.js');
 
-const pglite = new PGlite(workerData.dataDir === undefined ? {} : { dataDir: workerData.dataDir });
-let queue = pglite.waitReady.then(
-  // The probe, an empty object, tells the client which realm the objects it receives are of.
-  () => parentPort.postMessage({ ready: true, probe: {} }),
+let pglite;
+let queue = openPGlite(workerData).then(
+  (opened) => {
+    pglite = opened.pglite;
+    // The probe, an empty object, tells the client which realm the objects it receives are of.
+    parentPort.postMessage({ ready: true, probe: {}, startedFrom: opened.startedFrom });
+  },
   (error) => parentPort.postMessage({ ready: false, error: plainError(error) }),
 );
 parentPort.on('message', (message) => {
