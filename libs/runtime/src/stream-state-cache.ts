@@ -22,6 +22,8 @@ export class StreamStateCache {
   readonly #entries = new Map<string, CachedState<unknown>>();
   readonly #foldIds = new WeakMap<StateFold<unknown>['evolve'], number>();
   #nextFoldId = 0;
+  /** Per stream, the end of the queue of commands on it: its last command's promise. */
+  readonly #queues = new Map<string, Promise<unknown>>();
 
   constructor(options: StreamStateCacheOptions) {
     if (!Number.isSafeInteger(options.maxEntries) || options.maxEntries < 0)
@@ -61,6 +63,22 @@ export class StreamStateCache {
       this.#entries.delete(oldest);
     }
     return frozen;
+  }
+
+  /**
+   * Run `work` once every earlier work on `streamId` given here has settled. Two commands of this
+   * process on one stream would otherwise decide on the same state and one would lose the append
+   * (a conflict, a read and a decision again); in turn, the second decides on what the first left.
+   */
+  serially<T>(streamId: string, work: () => Promise<T>): Promise<T> {
+    const before = this.#queues.get(streamId);
+    const mine = before ? before.then(work, work) : work();
+    const end = mine.catch(() => undefined);
+    this.#queues.set(streamId, end);
+    void end.then(() => {
+      if (this.#queues.get(streamId) === end) this.#queues.delete(streamId);
+    });
+    return mine;
   }
 
   // A fold is known by its evolve function: callers build the fold object anew on every call.
