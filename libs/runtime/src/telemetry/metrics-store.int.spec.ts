@@ -69,12 +69,14 @@ describe('metrics of the event store (Postgres)', () => {
   });
 
   it.each([
-    ['the process that began them (from what it committed)', false],
-    ['another process (from the store)', true],
-  ])(
+    ['the process that began them (from what it committed)', 'here'],
+    ['another process (from the store)', 'elsewhere'],
+    ['another process that read the stream first (from what it read)', 'read'],
+  ] as const)(
     'observes a run duration from its start and a HITL wait from its request, ended by %s',
-    async (_, elsewhere) => {
+    async (_, where) => {
       const s = store();
+      const other = store();
       const streamId = `run-${randomUUID()}`;
       await s.append(
         streamId,
@@ -85,7 +87,8 @@ describe('metrics of the event store (Postgres)', () => {
         ],
         { expectedVersion: 'no_stream' },
       );
-      await (elsewhere ? store() : s).append(
+      if (where === 'read') expect(await other.readTail(streamId, 0)).toHaveLength(3);
+      await (where === 'here' ? s : other).append(
         streamId,
         [
           event('hitl_resolved', { requestId: 'h-1', decision: 'approve' }, '2026-01-01T00:00:32.000Z'),
@@ -93,8 +96,8 @@ describe('metrics of the event store (Postgres)', () => {
         ],
         { expectedVersion: 3 },
       );
-      // Committed here: known without a read, so observed before the append returns.
-      if (!elsewhere) expect(await scraped('flex_run_duration_seconds_count')).toBe(1);
+      // Committed or read here: known without a lookup, so observed before the append returns.
+      if (where !== 'elsewhere') expect(await scraped('flex_run_duration_seconds_count')).toBe(1);
       await waitFor(async () => (await scraped('flex_run_duration_seconds_count')) === 1, 5_000);
       await waitFor(async () => (await scraped('flex_hitl_wait_seconds_count')) === 1, 5_000);
       expect(await scraped('flex_run_duration_seconds_sum', { outcome: 'completed' })).toBe(100);

@@ -14,13 +14,34 @@ import type { Logger } from './log';
 import type { FlexMetrics } from './metrics';
 import { measuresOf, type Timing } from './metrics-events';
 
-/** An EventStore that times every append (`flex_event_store_append_duration_seconds`). */
+/**
+ * An EventStore that times every append (`flex_event_store_append_duration_seconds`) and notes the
+ * beginnings of durations among the events its stream tails bring (`beginnings`): a process that
+ * read a run's first event need not look it up again when it commits the run's end.
+ */
 export class TimedEventStore extends EventStore {
   readonly #metrics: FlexMetrics;
+  readonly #beginnings: Beginnings | undefined;
 
-  constructor(db: Kysely<EventStoreDatabase>, metrics: FlexMetrics, options: EventStoreOptions) {
+  constructor(
+    db: Kysely<EventStoreDatabase>,
+    metrics: FlexMetrics,
+    options: EventStoreOptions,
+    beginnings?: Beginnings,
+  ) {
     super(db, options);
     this.#metrics = metrics;
+    this.#beginnings = beginnings;
+  }
+
+  override async readTail(
+    streamId: string,
+    afterVersion: number,
+    limit?: number,
+  ): Promise<readonly StoredEvent[]> {
+    const events = await super.readTail(streamId, afterVersion, limit);
+    if (this.#beginnings) for (const event of events) this.#beginnings.note(event);
+    return events;
   }
 
   override append(streamId: string, events: NewEvent[], options: AppendOptions): Promise<AppendResult> {
@@ -158,11 +179,16 @@ export function measuredStore(
 ): EventStore {
   const onError = (error: unknown) => logger.warn('a metric of committed events was not recorded', { error });
   const beginnings = new Beginnings();
-  return new TimedEventStore(db, metrics, {
-    ...options,
-    afterCommit: (events) => {
-      recordCommitted(metrics, db, events, beginnings, onError);
-      return options.afterCommit?.(events);
+  return new TimedEventStore(
+    db,
+    metrics,
+    {
+      ...options,
+      afterCommit: (events) => {
+        recordCommitted(metrics, db, events, beginnings, onError);
+        return options.afterCommit?.(events);
+      },
     },
-  });
+    beginnings,
+  );
 }
