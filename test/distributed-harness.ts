@@ -30,8 +30,19 @@ export interface Invocation {
   at: number;
 }
 
-/** The reference agents, each call taking `delayMs`, every call logged to `logFile`. */
-export function startSlowAgents(prefix: string, delayMs: number, logFile: string): ManagedProcess {
+/** The capability of the sample envelope's first node, on which a test's fault lands when only it is slow. */
+export const SAMPLE_FIRST_CAPABILITY = 'StrategyManagerAgent.briefing';
+
+/**
+ * The reference agents, each call taking `delayMs` (only those of the `delayed` capabilities when
+ * given: the others answer at once), every call logged to `logFile`.
+ */
+export function startSlowAgents(
+  prefix: string,
+  delayMs: number,
+  logFile: string,
+  delayed: readonly string[] = [],
+): ManagedProcess {
   return startNodeProcess(
     'slow-agents',
     join(__dirname, 'fixtures/slow-agents.js'),
@@ -40,6 +51,7 @@ export function startSlowAgents(prefix: string, delayMs: number, logFile: string
       FLEX_NATS_PREFIX: prefix,
       SLOW_AGENT_DELAY_MS: String(delayMs),
       SLOW_AGENT_LOG: logFile,
+      SLOW_AGENT_DELAYED: delayed.join(','),
     },
     ROOT,
   );

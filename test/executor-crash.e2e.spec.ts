@@ -12,13 +12,19 @@ import {
   type ManagedProcess,
 } from '@flex/testing';
 import { sampleEnvelope } from './sample-run';
-import { readInvocations, serviceEnv, startService, startSlowAgents } from './distributed-harness';
+import {
+  readInvocations,
+  SAMPLE_FIRST_CAPABILITY,
+  serviceEnv,
+  startService,
+  startSlowAgents,
+} from './distributed-harness';
 
 const TOKEN = 'crash-client-token:client';
 
 /**
  * Crash safety (issue 6 §5): services as separate processes on real NATS JetStream and Postgres,
- * agents that take seconds per call; the executor is SIGKILLed while a node runs, another executor
+ * an agent that takes seconds per call; the executor is SIGKILLed while a node runs, another executor
  * process takes over, and the run completes with no node completed twice and no event lost.
  */
 describe('executor crash mid-run (separate processes)', () => {
@@ -38,7 +44,8 @@ describe('executor crash mid-run (separate processes)', () => {
     dir = mkdtempSync(join(tmpdir(), 'flex-crash-'));
     db = await createTestDatabase('executor_crash');
     const prefix = testPrefix('crash');
-    common = serviceEnv(db.url, prefix, TOKEN);
+    // The ack wait at its floor: what the killed executor held comes back to the next one that much sooner.
+    common = { ...serviceEnv(db.url, prefix, TOKEN), FLEX_BUS_ACK_WAIT_MS: '10000' };
     // All at once (each migrates forward idempotently, as a cluster's instances do).
     await Promise.all(
       ['registry', 'planner', 'validator', 'executor-1', 'gateway'].map(async (name) => {
@@ -48,7 +55,7 @@ describe('executor crash mid-run (separate processes)', () => {
         await waitForHttp(`http://127.0.0.1:${port}/readyz`, 60_000, logs);
       }),
     );
-    procs.push(startSlowAgents(prefix, 6000, join(dir, 'invocations.jsonl')));
+    procs.push(startSlowAgents(prefix, 6000, join(dir, 'invocations.jsonl'), [SAMPLE_FIRST_CAPABILITY]));
     const client = new FlexClient(`http://127.0.0.1:${gatewayPort}`, 'crash-client-token');
     await client.waitForActiveCapabilities(3, 60_000, logs);
   }, 180_000);

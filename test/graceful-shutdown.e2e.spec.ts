@@ -14,6 +14,7 @@ import {
 import { sampleEnvelope } from './sample-run';
 import {
   readInvocations,
+  SAMPLE_FIRST_CAPABILITY,
   serviceEnv,
   startService,
   startSlowAgents,
@@ -21,7 +22,7 @@ import {
 } from './distributed-harness';
 
 const TOKEN = 'drain-client-token';
-/** Each agent call takes this long: SIGTERM lands while a node is in flight. */
+/** The run's first agent call takes this long: SIGTERM lands while it is in flight. */
 const AGENT_DELAY_MS = 5_000;
 
 interface Service {
@@ -30,8 +31,8 @@ interface Service {
 }
 
 /**
- * Graceful shutdown (issue 16 §4), on real processes over NATS JetStream and Postgres, with agents
- * that take seconds per call. On SIGTERM a service says `stopping` on /readyz at once, finishes the
+ * Graceful shutdown (issue 16 §4), on real processes over NATS JetStream and Postgres, with an agent
+ * that takes seconds per call. On SIGTERM a service says `stopping` on /readyz at once, finishes the
  * work in hand and exits 0 within FLEX_SHUTDOWN_GRACE_MS; a second SIGTERM, or the grace running
  * out, exits 1 at once. A gateway ends its event streams cleanly, and the client carries on at
  * another gateway with Last-Event-ID, missing nothing.
@@ -100,7 +101,9 @@ describe('graceful shutdown (separate processes)', () => {
     // All at once (each migrates forward idempotently, as a cluster's instances do).
     const started = ['gateway-1', 'gateway-2', 'registry', 'planner', 'validator'].map((name) => start(name));
     gateways.push(...(await Promise.all(started)).slice(0, 2));
-    procs.push(startSlowAgents(prefix, AGENT_DELAY_MS, join(dir, 'invocations.jsonl')));
+    procs.push(
+      startSlowAgents(prefix, AGENT_DELAY_MS, join(dir, 'invocations.jsonl'), [SAMPLE_FIRST_CAPABILITY]),
+    );
     await client(gateways[1]).waitForActiveCapabilities(3, 60_000, logs);
   }, 180_000);
 
