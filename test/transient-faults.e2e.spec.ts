@@ -59,8 +59,7 @@ describe('transient faults mid-run (separate processes)', () => {
   const capabilityActive = (id: string) => async () => (await client.activeCapabilityIds()).includes(id);
 
   beforeAll(async () => {
-    nats = await startNats();
-    db = await createTestDatabase('transient');
+    [nats, db] = await Promise.all([startNats(), createTestDatabase('transient')]);
     const prefix = testPrefix('transient');
     agentEnv = { FLEX_NATS_URL: nats.url, FLEX_NATS_PREFIX: prefix, SLOW_AGENT_HEARTBEAT_S: '1' };
     common = {
@@ -70,6 +69,8 @@ describe('transient faults mid-run (separate processes)', () => {
       FLEX_LOG_LEVEL: 'warn',
       FLEX_API_TOKENS: `${TOKEN}:client`,
       FLEX_AGENT_TIMEOUT_MS: '20000',
+      // Its floor: what a killed executor held comes back to another one that much sooner.
+      FLEX_BUS_ACK_WAIT_MS: '10000',
     };
     // All at once (each migrates forward idempotently, as a cluster's instances do).
     const [gatewayPort] = await Promise.all(
@@ -235,7 +236,7 @@ describe('transient faults mid-run (separate processes)', () => {
       [2, WRITER],
     ]);
     expect(frames.filter((f) => f.type === 'node_complete' && f.nodeId === nodeId)).toHaveLength(1);
-    const detail = (await client.json('GET', `/api/v1/flex/runs/${runId}`)).body;
+    const detail = await client.runDetailThrough(runId, frames.at(-1)!.position);
     expect(detail.run.status).toBe('completed');
   }, 240_000);
 });

@@ -113,6 +113,25 @@ export class FlexClient {
     return this.openStream('POST', '/api/v1/flex/run.resume', { body });
   }
 
+  /**
+   * GET runs/:id once its read model has applied the event at `position` (`run.lastPosition`).
+   * A read waits only briefly for the read models (docs/api.md): on a shared Postgres, a long
+   * transaction anywhere on the server holds their gap-safe tail back (another suite's chaos test
+   * holds one for seconds), so a client that must see an event it streamed checks `lastPosition`.
+   */
+  async runDetailThrough(runId: string, position: number, timeoutMs = 30_000): Promise<any> {
+    let last: unknown;
+    return waitFor(
+      async () => {
+        const { status, body } = await this.json('GET', `/api/v1/flex/runs/${runId}`);
+        last = { status, lastPosition: body?.run?.lastPosition };
+        return status === 200 && Number(body.run.lastPosition) >= position ? body : undefined;
+      },
+      timeoutMs,
+      () => `run ${runId}'s read model never reached position ${position}: ${JSON.stringify(last)}`,
+    );
+  }
+
   /** Until the registry lists at least `count` capabilities as active. */
   async waitForActiveCapabilities(count: number, timeoutMs: number, describe?: () => string): Promise<void> {
     await waitFor(

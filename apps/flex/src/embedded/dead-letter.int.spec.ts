@@ -8,8 +8,6 @@ import {
   sampleSum,
   testPrefix,
   waitFor,
-  type Frame,
-  type LiveStream,
 } from '@flex/testing';
 import { overBudget, poisoned, POISON_CONSUMER, startPoisonConsumer } from './test-support/poison.consumer';
 import {
@@ -21,6 +19,7 @@ import {
   startRunEndsFlex,
   WAIT_MS,
   type RunEndsFlex,
+  ended,
 } from './test-support/run-ends.harness';
 
 /** Three deliveries (200 ms, then 400 ms apart) before a message dead-letters. */
@@ -63,18 +62,6 @@ function onJetStream(): Harness {
       await drop();
     },
   };
-}
-
-async function ended(stream: LiveStream): Promise<Frame[]> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('the stream did not end')), WAIT_MS);
-  });
-  try {
-    return await Promise.race([stream.ended, late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 describe.each<[string, () => Harness]>([
@@ -159,7 +146,7 @@ describe.each<[string, () => Harness]>([
     const stored = await h.events(run.runId);
     expect(stored.filter(isTerminalEvent).map((e) => e.type)).toEqual(['run_failed']);
     expect(stored[stored.length - 1].type).toBe('run_failed');
-    const detail = (await h.client.json('GET', `/api/v1/flex/runs/${run.runId}`)).body;
+    const detail = await h.client.runDetailThrough(run.runId, failed.position);
     expect(detail.run).toMatchObject({ status: 'failed', failure: { code: 'dead_lettered' } });
     // On /metrics: two dead letters, each after two redeliveries (3 deliveries), one failed run.
     const [deadLetters, redeliveries, failedRuns] = (await counts()).map((n, i) => n - before[i]);
@@ -220,7 +207,8 @@ describe.each<[string, () => Harness]>([
     const run = await start(['complete']);
     writer.pass(run.runId);
     const frames = await ended(run);
-    expect(frames[frames.length - 1].type).toBe('complete');
+    const complete = frames[frames.length - 1];
+    expect(complete.type).toBe('complete');
     const [letter] = await waitFor(async () => {
       const found = await deadLettersOf(run.runId);
       return found.length > 0 && found;
@@ -228,6 +216,6 @@ describe.each<[string, () => Harness]>([
     expect(letter.event.type).toBe('complete');
     const stored = await h.events(run.runId);
     expect(stored.filter(isTerminalEvent).map((e) => e.type)).toEqual(['complete']);
-    expect((await h.client.json('GET', `/api/v1/flex/runs/${run.runId}`)).body.run.status).toBe('completed');
+    expect((await h.client.runDetailThrough(run.runId, complete.position)).run.status).toBe('completed');
   }, 90_000);
 });
