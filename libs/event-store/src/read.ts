@@ -55,10 +55,13 @@ export async function currentStreamVersion(db: Executor, streamId: string): Prom
  * Gap-safe tailing. Positions come from a sequence, so a transaction that took a lower position can
  * commit after one with a higher position; a reader that only remembered the highest position would
  * skip it for ever. Instead rows are read in (transaction_id, position) order, and only from
- * transactions below the snapshot's xmin: every one of those has finished, and any transaction that
- * has not gets a larger xid, so nothing can later appear behind the returned checkpoint.
- * The price: xids are cluster-wide, so any long transaction on the server (in any database) holds
- * the tail back until it ends. An empty page means "nothing more yet", not "nothing more".
+ * transactions below a horizon: every one of those that could write here has finished, and any
+ * transaction that has not gets a larger xid, so nothing can later appear behind the returned
+ * checkpoint. The horizon is the snapshot's xmin, unless that holds back committed rows, when
+ * transactions open in other databases of the server are left out of it (`flex_events_horizon`, in
+ * migration 2026123101): a long transaction of this database still holds the tail back until it
+ * ends; one of another database no longer does. An empty page means "nothing more yet", not
+ * "nothing more".
  */
 export async function readAllEvents(db: Executor, after: Checkpoint, limit: number): Promise<ReadAllPage> {
   const rows = await selectEvents(db)
@@ -67,7 +70,9 @@ export async function readAllEvents(db: Executor, after: Checkpoint, limit: numb
     .where(
       sql<boolean>`(events.transaction_id, events.position) > (${after.transactionId}::xid8, ${after.position}::bigint)`,
     )
-    .where(sql<boolean>`events.transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+    .where(
+      sql<boolean>`events.transaction_id < (select flex_events_horizon(${after.transactionId}::xid8, ${after.position}::bigint))`,
+    )
     .orderBy('events.transaction_id')
     .orderBy('events.position')
     .limit(limit)

@@ -4,13 +4,16 @@ import { randomUUID } from 'node:crypto';
 import { createDatabase, FlexDatabase } from './database';
 import { migrateToLatest } from './migrate';
 import type { StoreLogger } from './logger';
-import type { NewEvent } from './types';
+import type { EventStore } from './event-store';
+import type { Checkpoint, NewEvent, StoredEvent } from './types';
 
 /** A migrated database on one backend, plus what it takes to open more connections to it. */
 export interface TestStore {
   database: FlexDatabase;
   /** Another pool on the same database (Postgres only; PGlite has one connection). */
   connect?: () => Promise<FlexDatabase>;
+  /** The database's URL (Postgres only). */
+  url?: string;
   close(): Promise<void>;
 }
 
@@ -34,6 +37,7 @@ export const postgresBackend: Backend = {
     return {
       database,
       connect,
+      url: testDb.url,
       close: async () => {
         await Promise.all(opened.map((db) => db.close()));
         await testDb.drop();
@@ -99,4 +103,20 @@ export function capturingLogger(): StoreLogger & {
     warn: (msg, data) => warnings.push({ msg, data }),
     error: (msg, data) => warnings.push({ msg, data }),
   };
+}
+
+/** Every event readAll gives after `from`, page after page until an empty one, and the checkpoint reached. */
+export async function tailAll(
+  store: EventStore,
+  from: Checkpoint,
+  pageSize = 100,
+): Promise<{ events: StoredEvent[]; checkpoint: Checkpoint }> {
+  const events: StoredEvent[] = [];
+  let checkpoint = from;
+  for (;;) {
+    const page = await store.readAll(checkpoint, pageSize);
+    if (page.events.length === 0) return { events, checkpoint };
+    events.push(...page.events);
+    checkpoint = page.checkpoint;
+  }
 }

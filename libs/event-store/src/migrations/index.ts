@@ -13,6 +13,7 @@ import * as lz4Payloads from './2026122602_lz4_payloads';
 import * as appendManySets from './2026122701_append_many_sets';
 import * as archivedCheckPerStatement from './2026122702_archived_check_per_statement';
 import * as appendGenericPlans from './2026123001_append_generic_plans';
+import * as eventsHorizon from './2026123101_events_horizon';
 
 /** The store's own migrations, forward only: a released one is never edited, a change is a new one. */
 export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
@@ -30,4 +31,5 @@ export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.
   '2026122701_append_many_sets': appendManySets,
   '2026122702_archived_check_per_statement': archivedCheckPerStatement,
   '2026123001_append_generic_plans': appendGenericPlans,
+  '2026123101_events_horizon': eventsHorizon,
 });
