@@ -31,6 +31,11 @@ export function pointerSegments(pointer: string, root: unknown): PathSegment[] {
   return segments;
 }
 
+/** [`$defs`, `a/b`] → `#/$defs/a~1b`: the URI-fragment JSON pointer of a path (`#` for the root). */
+export function pointerOf(path: readonly PathSegment[]): string {
+  return path.length === 0 ? '#' : `#/${path.map((s) => escapePointerToken(String(s))).join('/')}`;
+}
+
 /** RFC 6901 escaping of one reference token. */
 export function escapePointerToken(token: string): string {
   return token.replace(/~/g, '~0').replace(/\//g, '~1');

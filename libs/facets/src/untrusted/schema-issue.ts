@@ -9,6 +9,7 @@ export type SchemaIssueCode =
   | SafePatternIssueCode
   | 'DATA_REF'
   | 'REMOTE_REF'
+  | 'REF_CYCLE'
   | 'ASYNC_SCHEMA'
   | 'UNKNOWN_KEYWORD'
   | 'INVALID_SCHEMA'

@@ -46,20 +46,30 @@ interface Walk {
 }
 
 function visit(schema: unknown, path: PathSegment[], walk: Walk): void {
-  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return;
+  if (!isObject(schema)) return;
   for (const [keyword, value] of Object.entries(schema)) {
     const at = [...path, keyword];
     checkKeyword(keyword, value, at, walk);
-    if (ONE_SCHEMA.has(keyword)) visit(value, at, walk);
-    else if (SCHEMA_LIST.has(keyword) && Array.isArray(value))
-      value.forEach((s, i) => visit(s, [...at, i], walk));
-    else if (SCHEMA_MAP.has(keyword) && isObject(value)) {
-      for (const [name, sub] of Object.entries(value)) visit(sub, [...at, name], walk);
-    } else if (keyword === 'items') {
-      if (Array.isArray(value)) value.forEach((s, i) => visit(s, [...at, i], walk));
-      else visit(value, at, walk);
-    }
+    for (const [sub, where] of subschemasOf(keyword, value, at)) visit(sub, where, walk);
   }
+}
+
+/**
+ * The subschema positions under one keyword of a schema (`at` is the keyword's path), each with its
+ * path; what stands there may be any value (only an object or a boolean is a schema).
+ */
+export function subschemasOf(
+  keyword: string,
+  value: unknown,
+  at: PathSegment[],
+): Array<[unknown, PathSegment[]]> {
+  if (ONE_SCHEMA.has(keyword)) return [[value, at]];
+  if ((SCHEMA_LIST.has(keyword) || keyword === 'items') && Array.isArray(value))
+    return value.map((sub, i) => [sub, [...at, i]]);
+  if (keyword === 'items') return [[value, at]];
+  if (SCHEMA_MAP.has(keyword) && isObject(value))
+    return Object.entries(value).map(([name, sub]) => [sub, [...at, name]]);
+  return [];
 }
 
 function checkKeyword(keyword: string, value: unknown, at: PathSegment[], walk: Walk): void {
@@ -96,6 +106,6 @@ function checkPattern(
   if (!result.ok) report(result.code, result.message, at);
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+export function isObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -10,6 +10,7 @@ import {
   type UntrustedSchemaLimits,
 } from './schema-issue';
 import { checkSchemaKeywords } from './schema-keywords';
+import { checkRefCycles } from './schema-ref-cycles';
 import { checkSchemaShape } from './schema-shape';
 
 /** One way a value fails a caller's schema; `pointer` is a JSON pointer into the value. */
@@ -86,20 +87,38 @@ function admit(
   const instance = currentAjv();
   const keywordIssues = checkSchemaKeywords(schema, base, instance);
   if (keywordIssues.length > 0) return { issues: keywordIssues };
+  const cycles = checkRefCycles(schema, base);
+  if (cycles.length > 0) return { issues: cycles };
   const metaIssues = checkAgainstMetaSchema(instance, schema, base);
   if (metaIssues.length > 0) return { issues: metaIssues };
   let validate: ValidateFunction;
+  const based = withBase(schema);
   try {
-    validate = instance.compile(schema as object);
+    validate = instance.compile(based as object);
   } catch (error) {
     return { issues: [compileIssue(error as Error, schema, base)] };
   } finally {
-    if (typeof schema === 'object') instance.removeSchema(schema as object);
+    if (typeof based === 'object') instance.removeSchema(based as object);
   }
   const compiled = wrap(hash, schema, validate);
   if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
   cache.set(hash, compiled);
   return { issues: [], compiled };
+}
+
+/** Where a caller's schema without an `$id` is taken to live (never fetched, never registered). */
+const CONTRACT_BASE = 'https://flex.invalid/contract.json';
+
+/**
+ * The schema with a base URI when it has none. With `addUsedSchema: false` Ajv registers no root, so
+ * a bare `$ref: "#"` (the root itself: a list's `next`, a tree's `children`) "can't resolve"
+ * without one; `#/...` pointers resolve either way. Only local `$ref`s pass the keyword check, so
+ * the base never reaches anything outside the schema.
+ */
+function withBase(schema: unknown): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema) || '$id' in schema)
+    return schema;
+  return { $id: CONTRACT_BASE, ...schema };
 }
 
 function currentAjv(): Ajv {
