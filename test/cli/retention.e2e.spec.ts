@@ -42,8 +42,10 @@ describe('retention: archived runs through the CLI and the API', () => {
   afterAll(() => flex?.close());
 
   /** A completed run, once retention has archived it (polled, within a generous bound). */
-  async function archivedRun(): Promise<{ runId: string; frames: Array<{ id: string; type: string }> }> {
-    const { runId, frames } = await operator.runStream(envelopeWithPolicies([]));
+  async function archivedRun(
+    headers: Record<string, string> = {},
+  ): Promise<{ runId: string; frames: Array<{ id: string; type: string }> }> {
+    const { runId, frames } = await operator.runStream(envelopeWithPolicies([]), headers);
     expect(frames[frames.length - 1]?.type).toBe('complete');
     const deadline = Date.now() + 60_000;
     for (;;) {
@@ -94,6 +96,17 @@ describe('retention: archived runs through the CLI and the API', () => {
     });
     const client = new FlexClient(flex.url, 'ret-client');
     expect((await client.json('GET', `/api/v1/flex/runs/${runId}/verify`)).status).toBe(404);
+  }, 120_000);
+
+  it('answers a start sent again with the same Idempotency-Key with the archived run, starting nothing', async () => {
+    const key = { 'Idempotency-Key': `retention-again-${Date.now()}` };
+    const { runId, frames } = await archivedRun(key);
+    const listed = async () => (await operator.json('GET', '/api/v1/flex/runs?limit=200')).body.runs.length;
+    const before = await listed();
+    const again = await operator.runStream(envelopeWithPolicies([]), key);
+    expect(again).toMatchObject({ status: 200, runId });
+    expect(again.frames.map((f) => f.id)).toEqual(frames.map((f) => f.id));
+    expect(await listed()).toBe(before);
   }, 120_000);
 
   it('names an event edited in the archive, checked against the head kept in the database', async () => {

@@ -48,8 +48,8 @@ export class ArchiveVerifyError extends Error {
 /**
  * Archives one finished run (docs/AUDIT.md § Retention): its chain read and verified, written to
  * the archive store, read back and verified against the stored head (every hash recomputed), and
- * only then, in one transaction, the archive row recorded and the run's events deleted (the
- * database refuses a delete no archive row covers). Killed at any point, it leaves either the
+ * only then, in one transaction, the archive row recorded and the run's events, idempotency keys and
+ * sealed secrets deleted (the database refuses an event delete no archive row covers). Killed at any point, it leaves either the
  * events (and maybe an archive, rewritten whole by the next cycle) or the archive row: never
  * neither. Two instances archiving one run: one inserts the row, the other finds it and skips.
  */
@@ -113,6 +113,9 @@ async function commitArchive(
       `stream ${streamId}: deleted ${deleted.numDeletedRows} events, archived ${events.length}`,
     );
   await trx.deleteFrom('idempotency_keys').where('stream_id', '=', streamId).execute();
+  // Only an invocation of the run's agents reveals its secrets, and an archived run has ended and
+  // takes no more events: its sealed values would be kept for nothing.
+  await trx.deleteFrom('secrets').where('run_id', '=', runId).execute();
   await options.hooks?.afterDelete(trx, runId);
   return undefined;
 }

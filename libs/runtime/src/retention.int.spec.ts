@@ -4,10 +4,13 @@ import {
   DirectoryArchiveStore,
   encodeArchive,
   findArchive,
+  loadSealedSecrets,
   readArchivedChain,
+  storeSealedSecrets,
   verifyChain,
   type ArchiveHooks,
 } from '@flex/event-store';
+import { runIdFromStreamId } from '@flex/contracts';
 import { sql } from 'kysely';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { runRetentionCycle, type RetentionCycleOptions } from './retention';
@@ -61,6 +64,26 @@ describe.each(BACKENDS)('retention on %s', (kind) => {
     }
     expect((await t.store.readChain(recent)).length).toBe(4);
     expect((await t.store.readChain(open)).length).toBe(3);
+  });
+
+  it('deletes an archived run’s sealed secrets with its events; a run kept keeps its own', async () => {
+    const archived = await appendRun(t.store, { ageMs: 40 * DAY, ending: 'complete', steps: 1 });
+    const kept = await appendRun(t.store, { ageMs: 40 * DAY, steps: 1 });
+    const sealed = (streamId: string) => ({
+      runId: runIdFromStreamId(streamId) as string,
+      secretId: 's1',
+      keyId: 'k1',
+      sealed: `sealed value of ${streamId}`,
+    });
+    await storeSealedSecrets(t.database.db, [sealed(archived), sealed(kept)]);
+
+    const report = await runRetentionCycle(t.database, options);
+
+    expect(report.outcomes).toContainEqual(
+      expect.objectContaining({ status: 'archived', streamId: archived }),
+    );
+    expect(await loadSealedSecrets(t.database.db, sealed(archived).runId)).toEqual([]);
+    expect(await loadSealedSecrets(t.database.db, sealed(kept).runId)).toEqual([sealed(kept)]);
   });
 
   it('refuses an append to an archived stream, and a delete no archive row covers', async () => {

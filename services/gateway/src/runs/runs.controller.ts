@@ -78,6 +78,7 @@ export class RunsController {
         });
         span.setAttribute(ATTR.runId, started.runId);
         res.setHeader('X-Flex-Run-Id', started.runId);
+        if (started.archive) return streamArchivedRun(this.runtime, started.archive, 0, res);
         openSse(res);
         await followRun(this.runtime, started.streamId, { afterPosition: 0, end: 'terminal_or_rest' }, res);
       });

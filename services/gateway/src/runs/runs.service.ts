@@ -37,6 +37,14 @@ const FRESH_TIMEOUT_MS = 2_000;
 /** Retry-After of a start refused while Flex is starting (readiness is usually seconds away). */
 const STARTING_RETRY_AFTER_SECONDS = 1;
 
+/** A run started, or the one an earlier request with the same key started (`archive`: since archived). */
+export interface StartedRun {
+  runId: string;
+  streamId: string;
+  duplicate: boolean;
+  archive?: ArchiveRecord;
+}
+
 export interface StartRequest {
   body: unknown;
   principal: Principal;
@@ -60,13 +68,13 @@ export class RunsService {
   /**
    * Validate and normalize the envelope, then append `start` and the first `plan_requested`.
    * A bad envelope is a 400 naming the path and changes nothing. The same Idempotency-Key from the
-   * same principal starts one run, however often it is sent (and counts once in
-   * `flex_runs_started_total`, which counts each `start` committed). A principal's starts take turns,
+   * same principal starts one run, however often it is sent, even once retention has archived it
+   * (and counts once in `flex_runs_started_total`, which counts each `start` committed). A principal's starts take turns,
    * so its working runs are counted (FLEX_LIMIT_RUNS_PER_TOKEN) with every earlier start already appended. Secrets are the
    * normalizer's first pass (the choke point): their values go to the secret store before `start`
    * is appended, and nothing after this line sees them.
    */
-  start(request: StartRequest): Promise<{ runId: string; streamId: string; duplicate: boolean }> {
+  start(request: StartRequest): Promise<StartedRun> {
     const key = request.idempotencyKey
       ? contentHash({ principal: request.principal.id, key: request.idempotencyKey })
       : undefined;
@@ -76,6 +84,10 @@ export class RunsService {
     return this.starts.run(request.principal.id, async () => {
       const again = key !== undefined && (await this.runtime.store.streamVersion(streamId)) > 0;
       if (again) return { runId, streamId, duplicate: true };
+      // The key's run may have ended long ago and been archived (its events, and its key, are gone
+      // from the store): it is still that run, not a new one under the same id.
+      const archive = key === undefined ? undefined : await findRunArchive(this.runtime, streamId);
+      if (archive) return { runId, streamId, duplicate: true, archive };
       await this.admitWorkingRun(request.principal);
       const normalized = validEnvelope(request.body, this.secretKeyPattern);
       const duplicate = await this.append(request, runId, key, normalized);
