@@ -5,14 +5,6 @@ import { toPosition } from './rows';
 /** Large IN lists are split so no statement nears the protocol's parameter limit. */
 const CHUNK = 1000;
 
-export async function insertOutbox(trx: Executor, positions: readonly number[]): Promise<void> {
-  if (positions.length === 0) return;
-  await trx
-    .insertInto('outbox')
-    .values(positions.map((position) => ({ position })))
-    .execute();
-}
-
 export interface ClaimOptions {
   minAgeMs: number;
   batchSize: number;

@@ -14,6 +14,7 @@ import * as appendManySets from './2026122701_append_many_sets';
 import * as archivedCheckPerStatement from './2026122702_archived_check_per_statement';
 import * as appendGenericPlans from './2026123001_append_generic_plans';
 import * as eventsHorizon from './2026123101_events_horizon';
+import * as outboxWithoutRowLock from './2026123201_outbox_without_row_lock';
 
 /** The store's own migrations, forward only: a released one is never edited, a change is a new one. */
 export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.freeze({
@@ -32,4 +33,5 @@ export const eventStoreMigrations: Readonly<Record<string, Migration>> = Object.
   '2026122702_archived_check_per_statement': archivedCheckPerStatement,
   '2026123001_append_generic_plans': appendGenericPlans,
   '2026123101_events_horizon': eventsHorizon,
+  '2026123201_outbox_without_row_lock': outboxWithoutRowLock,
 });
