@@ -103,6 +103,23 @@ export class ProjectionFailedError extends EventStoreError {
   }
 }
 
+/**
+ * An event's payload was read where it had been left out of the read (Projection.unreadPayloads): the
+ * projection reads a payload it declared it does not. A bug in that declaration; retrying cannot help.
+ */
+export class PayloadLeftOutError extends EventStoreError {
+  override readonly name = 'PayloadLeftOutError';
+  readonly code = 'PAYLOAD_LEFT_OUT';
+  readonly retryable = false;
+
+  constructor(
+    readonly eventType: string,
+    readonly eventId: string,
+  ) {
+    super(`the payload of ${eventType} event ${eventId} was left out of this read`);
+  }
+}
+
 function describe(cause: unknown): string {
   return cause instanceof Error ? cause.message : String(cause);
 }

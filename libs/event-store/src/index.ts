@@ -10,6 +10,7 @@ export {
   DatabaseConfigError,
   MigrationError,
   ProjectionFailedError,
+  PayloadLeftOutError,
 } from './errors';
 export { createDatabase, type DatabaseConfig, type FlexDatabase } from './database';
 export { isDatabaseUnavailable } from './database-unavailable';

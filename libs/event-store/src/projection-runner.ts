@@ -153,12 +153,13 @@ export class ProjectionRunner {
         let checkpoint: Checkpoint = START_CHECKPOINT;
         let total = 0;
         const replay = projection.replay?.(trx);
-        let next = sentAhead(readAllEvents(trx, checkpoint, this.#batchSize));
+        const leaveOut = unreadByAll([projection]);
+        let next = sentAhead(readAllEvents(trx, checkpoint, this.#batchSize, leaveOut));
         try {
           for (;;) {
             const batch = await next;
             if (batch.events.length === 0) break;
-            next = sentAhead(readAllEvents(trx, batch.checkpoint, this.#batchSize));
+            next = sentAhead(readAllEvents(trx, batch.checkpoint, this.#batchSize, leaveOut));
             if (replay) await this.#replayAll(projection, replay, batch.events);
             else await this.#applyAll(trx, projection, batch.events);
             checkpoint = batch.checkpoint;
@@ -245,7 +246,8 @@ export class ProjectionRunner {
     // checkpoint: a gap-safe read returns only rows of finished transactions, and whatever commits
     // later sorts after them, so an earlier read from one checkpoint is a prefix of a later one.
     const from = this.#known.get(group[0].name) ?? START_CHECKPOINT;
-    const ahead = await readAllEvents(this.#db, from, this.#batchSize);
+    // Left out only what the whole group leaves unread: the projections locked at `from` are some of it.
+    const ahead = await readAllEvents(this.#db, from, this.#batchSize, unreadByAll(group));
     if (ahead.events.length === 0) return { events: 0, full: false };
     const names = group.map((p) => p.name);
     const saved = await this.#db.transaction().execute(async (trx) => {
@@ -255,7 +257,10 @@ export class ProjectionRunner {
       let total = 0;
       let full = false;
       for (const [at, projections] of byCheckpoint(group, locked)) {
-        const batch = key(at) === key(from) ? ahead : await readAllEvents(trx, at, this.#batchSize);
+        const batch =
+          key(at) === key(from)
+            ? ahead
+            : await readAllEvents(trx, at, this.#batchSize, unreadByAll(projections));
         full ||= batch.events.length === this.#batchSize;
         if (batch.events.length === 0) continue;
         for (const projection of projections) {
@@ -303,6 +308,17 @@ export class ProjectionRunner {
 function handledBy(projection: Projection, events: StoredEvent[]): StoredEvent[] {
   const handles = projection.handles ? new Set(projection.handles) : undefined;
   return handles ? events.filter((event) => handles.has(event.type)) : events;
+}
+
+/**
+ * The event types whose payload none of `projections` reads: those each declares unread
+ * (Projection.unreadPayloads) or does not handle, among those any declares unread.
+ */
+function unreadByAll(projections: readonly Projection[]): ReadonlySet<string> {
+  const reads = (projection: Projection, type: string) =>
+    !projection.unreadPayloads?.includes(type) && (!projection.handles || projection.handles.includes(type));
+  const declared = projections.flatMap((projection) => projection.unreadPayloads ?? []);
+  return new Set(declared.filter((type) => projections.every((projection) => !reads(projection, type))));
 }
 
 /**

@@ -14,6 +14,13 @@ export interface Projection {
   name: string;
   /** Event types to apply; others are skipped (the checkpoint still moves past them). All when absent. */
   handles?: readonly string[];
+  /**
+   * Event types whose payload this projection never reads (it may read their type, id, stream,
+   * version, metadata and time): the runner may hand them over with the payload left out, and
+   * reading it then throws PayloadLeftOutError. A read shared with other projections leaves out only
+   * what none of them reads (a type a projection does not handle it does not read either).
+   */
+  unreadPayloads?: readonly string[];
   apply(trx: Transaction<EventStoreDatabase>, event: StoredEvent): Promise<void>;
   /**
    * A batch's handled events at once, in log order (used instead of `apply` when present): must leave

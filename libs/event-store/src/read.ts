@@ -1,6 +1,6 @@
 import { Kysely, sql } from 'kysely';
 import type { EventStoreDatabase } from './event-store.table';
-import { toPosition, toStoredEvent } from './rows';
+import { toPayloadlessEvent, toPosition, toStoredEvent } from './rows';
 import type { Checkpoint, ReadAllResult, StoredEvent } from './types';
 
 /** A Kysely instance or a Transaction: every query here runs on whichever it is given. */
@@ -25,6 +25,22 @@ function selectEvents(db: Executor) {
   return db
     .selectFrom('events')
     .select(['position', 'id', 'stream_id', 'version', 'type', 'payload', 'metadata', 'recorded_at']);
+}
+
+const NO_TYPES: ReadonlySet<string> = new Set();
+
+/**
+ * selectEvents with the payloads of `leaveOut`'s types left out (null): the server then neither
+ * detoasts nor outputs them, and the client does not parse them.
+ */
+function selectEventsWithout(db: Executor, leaveOut: ReadonlySet<string>) {
+  if (leaveOut.size === 0) return selectEvents(db);
+  const types = sql.join([...leaveOut]);
+  const payload = sql<unknown>`case when events.type in (${types}) then null else events.payload end`;
+  return db
+    .selectFrom('events')
+    .select(['position', 'id', 'stream_id', 'version', 'type', 'metadata', 'recorded_at'])
+    .select(payload.as('payload'));
 }
 
 /** A stream's events in version order, on a Kysely or a Transaction (a projection reads inside its own). */
@@ -62,9 +78,17 @@ export async function currentStreamVersion(db: Executor, streamId: string): Prom
  * migration 2026123101): a long transaction of this database still holds the tail back until it
  * ends; one of another database no longer does. An empty page means "nothing more yet", not
  * "nothing more".
+ *
+ * The events of `leaveOut`'s types come without their payload (reading it throws PayloadLeftOutError),
+ * for a reader that never reads them (Projection.unreadPayloads).
  */
-export async function readAllEvents(db: Executor, after: Checkpoint, limit: number): Promise<ReadAllPage> {
-  const rows = await selectEvents(db)
+export async function readAllEvents(
+  db: Executor,
+  after: Checkpoint,
+  limit: number,
+  leaveOut: ReadonlySet<string> = NO_TYPES,
+): Promise<ReadAllPage> {
+  const rows = await selectEventsWithout(db, leaveOut)
     // Aliased apart: ORDER BY a name that is also an output column sorts by the output (text!).
     .select(sql<string>`events.transaction_id::text`.as('transaction_text'))
     .where(
@@ -82,7 +106,7 @@ export async function readAllEvents(db: Executor, after: Checkpoint, limit: numb
     position: toPosition(row.position),
   }));
   return {
-    events: rows.map((row) => toStoredEvent(row)),
+    events: rows.map((row) => (leaveOut.has(row.type) ? toPayloadlessEvent(row) : toStoredEvent(row))),
     checkpoint: checkpoints[checkpoints.length - 1] ?? after,
     checkpoints,
   };

@@ -1,4 +1,5 @@
 import { upcastPayload } from '@flex/contracts';
+import { PayloadLeftOutError } from './errors';
 import type { EventMetadata, StoredEvent } from './types';
 
 /** An events row as the driver hands it over: bigint as string (pg) or number (PGlite). */
@@ -31,6 +32,25 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     version: Number(row.version),
     type: row.type,
     payload: upcastPayload(row.type, row.payload),
+    metadata: row.metadata,
+    timestamp: toIsoString(row.recorded_at),
+  };
+}
+
+/**
+ * A row whose payload was left out of the read: the event without it. Its `payload` throws rather
+ * than stand for one: nothing can read a missing payload as the event's.
+ */
+export function toPayloadlessEvent(row: EventRow): StoredEvent {
+  return {
+    position: toPosition(row.position),
+    id: row.id,
+    streamId: row.stream_id,
+    version: Number(row.version),
+    type: row.type,
+    get payload(): unknown {
+      throw new PayloadLeftOutError(row.type, row.id);
+    },
     metadata: row.metadata,
     timestamp: toIsoString(row.recorded_at),
   };

@@ -4,6 +4,8 @@ import type { ReadModelDatabase } from './read-models.table';
 /** The capabilities read model: one row per (capability, instance). */
 export const capabilitiesProjection: Projection = {
   name: 'capabilities',
+  // Only these (a read it shares with the runs projection may then leave out what the runs leave unread).
+  handles: ['capability_registered', 'capability_status_changed', 'capability_deregistered'],
   async apply(trx, stored) {
     const db = trx.withTables<ReadModelDatabase>();
     const event = typedEvent(stored);

@@ -64,6 +64,11 @@ export const updated = (version: number, ids: string[]): Given => ({
     diagnostics: { ...diagnostics, satisfactionScore: 0.7 },
   },
 });
+/** A draft: its payload is the one the runs projection leaves unread. */
+export const drafted = (attempt: number, ids: string[]): Given => ({
+  type: 'plan_drafted',
+  payload: { attempt, plan: planOf(1, ids), planHash: 'd'.repeat(64), registry },
+});
 export const ask = (requestId: string, nodeId?: string): Given => ({
   type: 'hitl_request',
   payload: nodeId

@@ -44,6 +44,9 @@ export function createRunsProjection(options: RunsProjectionOptions = {}): Proje
   };
   return {
     name: RUNS_PROJECTION,
+    // A draft's payload (its plan and registry, half a run's bytes) is the validator's: the fold takes
+    // only the event's id (withPlanDrafted), and writeRunRows reads no plan_drafted payload.
+    unreadPayloads: ['plan_drafted'],
     apply: (trx, event) => applyBatch(trx, [event]),
     applyBatch,
     replay: (trx) => replay(trx, cache, stretch),

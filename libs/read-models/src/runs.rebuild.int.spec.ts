@@ -6,6 +6,7 @@ import {
   ask,
   completed,
   decide,
+  drafted,
   failed,
   generated,
   nodeDone,
@@ -38,6 +39,7 @@ const STEPS: Given[] = [
   resumed,
   completed,
   failed,
+  drafted(1, ['a', 'b']),
 ];
 
 /** A log: which run each event goes to and which step it is (a run's first event is its start). */
@@ -103,7 +105,10 @@ describe.each(['postgres', 'pglite'] as const)('runs rebuild, replayed in stretc
     }
   }
 
-  /** The projection applying one event at a time (no applyBatch, no replay): the fold one by one. */
+  /**
+   * The projection applying one event at a time (no applyBatch, no replay): the fold one by one. It
+   * declares no unread payloads, so its reads carry every payload (plan_drafted's included).
+   */
   function oneByOne(): Projection {
     const inner = createRunsProjection();
     return { name: inner.name, apply: (trx, e) => inner.apply(trx, e), reset: (trx) => inner.reset(trx) };
