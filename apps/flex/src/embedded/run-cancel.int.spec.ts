@@ -1,4 +1,3 @@
-import type { Frame, LiveStream } from '@flex/testing';
 import {
   envelopeWithPolicies,
   executorSettled,
@@ -7,26 +6,13 @@ import {
   REVIEW,
   startAgents,
   startRunEndsFlex,
-  WAIT_MS,
   type RunEndsFlex,
+  ended,
 } from './test-support/run-ends.harness';
 
 const cancelPath = (runId: string) => `/api/v1/flex/runs/${runId}/cancel`;
 const isWriterStart = (e: { type: string; payload: unknown }) =>
   e.type === 'node_start' && (e.payload as { kind?: string }).kind === 'execution';
-
-/** The stream's frames once the server ended it; fails the test if it stays open. */
-async function ended(stream: LiveStream): Promise<Frame[]> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('the stream did not end')), WAIT_MS);
-  });
-  try {
-    return await Promise.race([stream.ended, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * `POST runs/:id/cancel` over HTTP/SSE against an embedded Flex: cancel is terminal wherever the run

@@ -1,13 +1,12 @@
 import { defineAgent } from '@flex/agent-sdk';
 import { contentGeneratorAgent } from '@flex/agents-reference';
-import type { Frame, LiveStream } from '@flex/testing';
 import {
   envelopeWithPolicies,
   isTerminalEvent,
   startAgents,
   startRunEndsFlex,
-  WAIT_MS,
   type RunEndsFlex,
+  ended,
 } from './test-support/run-ends.harness';
 
 const CUT_EMOJI = '\u{1F600}'.slice(0, 1);
@@ -37,18 +36,6 @@ const carelessWriter = defineAgent({
     };
   },
 });
-
-async function ended(stream: LiveStream): Promise<Frame[]> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('the stream did not end')), WAIT_MS);
-  });
-  try {
-    return await Promise.race([stream.ended, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * An agent output Postgres refuses to store (a NUL, an unpaired surrogate) is an invalid output: a

@@ -5,7 +5,7 @@ import { contentGeneratorAgent, referenceAgents, startReferenceAgents } from '@f
 import { TERMINAL_EVENT_TYPES } from '@flex/contracts';
 import { loadCheckpoint, type StoredEvent } from '@flex/event-store';
 import { loadConfig } from '@flex/runtime';
-import { FlexClient, waitFor } from '@flex/testing';
+import { FlexClient, waitFor, type Frame, type LiveStream } from '@flex/testing';
 import { startEmbedded, type EmbeddedFlex } from '../embedded';
 
 /** Generous for a loaded two-core box, far below "never". */
@@ -49,6 +49,22 @@ export async function startRunEndsFlex(env: Record<string, string> = {}): Promis
     waitForEvent,
     close: () => flex.close(),
   };
+}
+
+/** The stream's frames once the server ended it; fails the test, naming what came, if it stays open. */
+export async function ended(stream: LiveStream): Promise<Frame[]> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`the stream did not end: ${JSON.stringify(stream.frames.map((f) => f.type))}`)),
+      WAIT_MS,
+    );
+  });
+  try {
+    return await Promise.race([stream.ended, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The sample envelope (examples/envelope.json) with runtime policies. */
