@@ -10,6 +10,7 @@
 //                                     [--queries]   (Postgres statements per run by service and by text,
 //                                                    from the server's log, during the concurrent phase)
 require('reflect-metadata');
+const { spawnSync } = require('node:child_process');
 const { readFileSync, readdirSync, statSync } = require('node:fs');
 const { dirname, join } = require('node:path');
 const { Client } = require('pg');
@@ -113,6 +114,48 @@ async function phase(label, groups, runs, fn) {
         .join(', '),
   );
   return runs / secs;
+}
+
+/**
+ * NATS messages per run during the measured phase, from the server's monitoring port (`/connz`): in
+ * (sent by a client) and out (delivered to it), by the process that holds each connection.
+ */
+function natsCensus(base, procs) {
+  const read = async () => {
+    const res = await fetch(`${base}/connz?limit=1000`);
+    const { connections = [] } = await res.json();
+    const by = new Map();
+    const pidOfPort = new Map();
+    const ss = spawnSync('ss', ['-tnpH'], { encoding: 'utf8' }).stdout ?? '';
+    for (const m of ss.matchAll(/127\.0\.0\.1:(\d+)\s+\S+\s+users:\(\("[^"]*",pid=(\d+)/g))
+      pidOfPort.set(Number(m[1]), Number(m[2]));
+    for (const c of connections) {
+      const proc = procs.find((p) => p.child.pid === pidOfPort.get(c.port));
+      const name = proc?.name ?? 'other';
+      const [i, o] = by.get(name) ?? [0, 0];
+      by.set(name, [i + c.in_msgs, o + c.out_msgs]);
+    }
+    return by;
+  };
+  let before;
+  return {
+    async start() {
+      before = await read();
+    },
+    async report(runs) {
+      const after = await read();
+      const rows = [...after].map(([name, [i, o]]) => {
+        const [i0, o0] = before.get(name) ?? [0, 0];
+        return [name, (i - i0) / runs, (o - o0) / runs];
+      });
+      const sum = rows.reduce((n, [, i, o]) => n + i + o, 0);
+      const f = (n) => n.toFixed(1);
+      console.log(
+        `\nNATS messages: ${f(sum)} per run (sent/delivered): ` +
+          rows.map(([name, i, o]) => `${name} ${f(i)}/${f(o)}`).join(', '),
+      );
+    },
+  };
 }
 
 /**
@@ -236,7 +279,9 @@ async function main() {
     const { rows } = await admin2.query('select pg_backend_pid() as pid');
     const postmaster = parentOf(rows[0].pid);
     await admin2.end();
-    const nats = await t.startNats();
+    // With --queries, NATS's monitoring port too: messages per run by connection (natsCensus).
+    const monitor = opts.queries ? await t.freePort() : undefined;
+    const nats = await t.startNats(monitor ? { config: `http: "127.0.0.1:${monitor}"` } : {});
     stops.push(nats.stop);
     process.env.FLEX_TEST_DATABASE_URL = pg.url;
     const db = await t.createTestDatabase('bench');
@@ -281,6 +326,7 @@ async function main() {
       driver: () => [process.pid],
     };
     const census = opts.queries ? censusStatements(pg.url, db.url) : undefined;
+    const messages = monitor ? natsCensus(`http://127.0.0.1:${monitor}`, procs) : undefined;
     for (let i = 0; i < 3; i++) await timeRun(gateway, body);
     for (let r = 0; r < opts.repeat; r++) {
       const seq = await phase('sequential', groups, opts.seqRuns, async () => {
@@ -289,6 +335,7 @@ async function main() {
         return lat;
       });
       await census?.start();
+      await messages?.start();
       const con = await phase(`${opts.concurrency} concurrent`, groups, opts.runs, async () => {
         const lat = [];
         let next = 0;
@@ -301,6 +348,7 @@ async function main() {
         await Promise.all(Array.from({ length: opts.concurrency }, worker));
         return lat;
       });
+      await messages?.report(opts.runs);
       await census?.report(opts.runs);
       console.log(`ratio ${(con / seq).toFixed(2)}`);
     }

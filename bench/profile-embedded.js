@@ -6,7 +6,9 @@
 // phase only and prints its top self-time functions and where the time goes by package.
 //
 //   node bench/profile-embedded.js [--runs 40] [--concurrency 20] [--disk] [--profile out.cpuprofile]
-//                                  [--envelope file] [--repeat 3] [--top 30]
+//                                  [--envelope file] [--repeat 3] [--top 30] [--echo] [--queries]
+// --echo runs the bench's 5-node echo plan (bench/agents/echo.js, in-process) instead of the envelope.
+// Each phase also prints the CPU its threads spent per run (main thread, PGlite worker, the rest).
 require('reflect-metadata');
 const { readFileSync, writeFileSync, mkdtempSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
@@ -31,6 +33,7 @@ function args() {
     else if (a === '--repeat') out.repeat = Number(argv[++i]);
     else if (a === '--top') out.top = Number(argv[++i]);
     else if (a === '--queries') out.queries = true;
+    else if (a === '--echo') out.echo = true;
     else throw new Error(`unknown argument ${a}`);
   }
   return out;
@@ -58,6 +61,58 @@ function pct(xs, q) {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 }
 
+/** CPU milliseconds (user + system) of each thread of this process, by thread id (/proc/self/task). */
+function cpuByThread() {
+  const { readdirSync } = require('node:fs');
+  const out = new Map();
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return out;
+}
+
+/**
+ * The id of the thread PGlite runs on. Node names its worker threads, V8's and libuv's alike
+ * ("node"), so it is found by what it does: the thread, other than the main one, that spends the
+ * most CPU while the database alone is kept busy.
+ */
+async function pgliteThread(db) {
+  const { sql } = require('kysely');
+  const before = cpuByThread();
+  for (let i = 0; i < 300; i++) await sql`select count(*) from generate_series(1, 2000)`.execute(db);
+  let best;
+  for (const [tid, ms] of cpuByThread()) {
+    const used = ms - (before.get(tid) ?? 0);
+    if (tid !== process.pid && (best === undefined || used > best.used)) best = { tid, used };
+  }
+  return best?.tid;
+}
+
+let pgliteTid;
+
+/** CPU milliseconds of this process's threads by kind: main, the PGlite worker, the rest (V8, libuv). */
+function threadCpu() {
+  const out = {};
+  for (const [tid, ms] of cpuByThread()) {
+    const key = tid === process.pid ? 'main' : tid === pgliteTid ? 'PGlite worker' : 'V8/libuv';
+    out[key] = (out[key] ?? 0) + ms;
+  }
+  return out;
+}
+
+/** CPU per run by thread kind between two threadCpu() readings, as text. */
+function threadText(before, after, n) {
+  return Object.keys(after)
+    .map((k) => `${k} ${((after[k] - (before[k] ?? 0)) / n).toFixed(1)}`)
+    .join(', ');
+}
+
 /** CPU milliseconds (user + system) of this process since `from`. */
 function cpuMs(from) {
   const u = process.cpuUsage(from);
@@ -68,9 +123,11 @@ async function sequential(url, body, n) {
   const lat = [];
   const t0 = performance.now();
   const c0 = process.cpuUsage();
+  const t = threadCpu();
   for (let i = 0; i < n; i++) lat.push(await timeRun(url, body));
   const secs = (performance.now() - t0) / 1000;
-  return { rps: n / secs, p50: median(lat), p99: pct(lat, 0.99), cpu: cpuMs(c0) / n };
+  const threads = threadText(t, threadCpu(), n);
+  return { rps: n / secs, p50: median(lat), p99: pct(lat, 0.99), cpu: cpuMs(c0) / n, threads };
 }
 
 async function concurrent(url, body, n, c) {
@@ -78,6 +135,7 @@ async function concurrent(url, body, n, c) {
   let next = 0;
   const t0 = performance.now();
   const c0 = process.cpuUsage();
+  const t = threadCpu();
   const worker = async () => {
     while (next < n) {
       next++;
@@ -86,7 +144,8 @@ async function concurrent(url, body, n, c) {
   };
   await Promise.all(Array.from({ length: c }, worker));
   const secs = (performance.now() - t0) / 1000;
-  return { rps: n / secs, p50: median(lat), p99: pct(lat, 0.99), cpu: cpuMs(c0) / n };
+  const threads = threadText(t, threadCpu(), n);
+  return { rps: n / secs, p50: median(lat), p99: pct(lat, 0.99), cpu: cpuMs(c0) / n, threads };
 }
 
 function post(session, method, params = {}) {
@@ -142,7 +201,10 @@ function censusQueries() {
 async function main() {
   const opts = args();
   const census = opts.queries ? censusQueries() : undefined;
-  const body = readFileSync(opts.envelope ?? join(ROOT, 'examples/envelope.json'), 'utf8');
+  const echo = opts.echo ? require('./agents/echo') : undefined;
+  const body = echo
+    ? JSON.stringify(echo.echoEnvelope())
+    : readFileSync(opts.envelope ?? join(ROOT, 'examples/envelope.json'), 'utf8');
   const { startEmbedded } = require(join(ROOT, 'apps/flex/dist'));
   const { loadConfig } = require(join(ROOT, 'libs/runtime/dist'));
   const dir = mkdtempSync(join(tmpdir(), 'flex-profile-'));
@@ -158,7 +220,9 @@ async function main() {
     FLEX_LIMIT_REQUESTS_PER_SECOND: '100000',
     FLEX_LIMIT_REQUEST_BURST: '100000',
   });
-  const flex = await startEmbedded({ config, dataDir: opts.disk ? undefined : null });
+  const flex = await startEmbedded({ config, dataDir: opts.disk ? undefined : null, agents: !echo });
+  const agents = echo && (await echo.startEchoAgents(flex.runtime.messaging, flex.runtime.prefix));
+  pgliteTid = await pgliteThread(flex.runtime.database.db);
   try {
     for (let i = 0; i < 3; i++) await timeRun(flex.url, body); // warm-up
     await concurrent(flex.url, body, opts.concurrency, opts.concurrency);
@@ -180,7 +244,8 @@ async function main() {
         `${mode}: sequential ${f(seq.rps)} runs/s (p50 ${f(seq.p50)} ms, p99 ${f(seq.p99)} ms, ` +
           `${f(seq.cpu)} CPU-ms/run); ${opts.concurrency} concurrent ${f(con.rps)} runs/s ` +
           `(p50 ${f(con.p50)} ms, p99 ${f(con.p99)} ms, ${f(con.cpu)} CPU-ms/run); ` +
-          `ratio ${(con.rps / seq.rps).toFixed(2)}`,
+          `ratio ${(con.rps / seq.rps).toFixed(2)}\n  CPU-ms/run by thread: sequential ${seq.threads}; ` +
+          `concurrent ${con.threads}`,
       );
       if (opts.profile && r === opts.repeat - 1) {
         const { profile } = await post(session, 'Profiler.stop');
@@ -190,6 +255,7 @@ async function main() {
       }
     }
   } finally {
+    if (agents) await agents.stop();
     await flex.close();
     rmSync(dir, { recursive: true, force: true });
   }

@@ -54,4 +54,9 @@ function summarizeLoad({ wallMs, latencies, errors }) {
   };
 }
 
-module.exports = { percentile, median, closedLoop, summarizeLoad };
+/** Median and range of a list of numbers. */
+function spread(values) {
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
+module.exports = { percentile, median, spread, closedLoop, summarizeLoad };

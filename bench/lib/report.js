@@ -83,7 +83,7 @@ function evaluateBar(results) {
       'Projection rebuild ≥ 50 % of a raw sequential read',
       store?.ratios ? store.ratios.rebuild >= 0.5 : undefined,
       store?.ratios
-        ? `${f(store.rebuild.eventsPerSec)} vs ${f(store.rawRead.rowsPerSec)} rows/s (${f(100 * store.ratios.rebuild, 0)} %)`
+        ? `${f(store.rebuild.eventsPerSec)} vs ${f(store.rawRead.rowsPerSec)} rows/s (${f(100 * store.ratios.rebuild, 0)} %${store.ranges ? ', median of paired passes' : ''})`
         : '–',
     ),
   );
@@ -170,12 +170,19 @@ function storeRows(results) {
   const s = results.sections.store;
   if (!s || s.error) return [];
   const pct = (v) => `${f(100 * v, 0)} % of raw`;
+  // Sections since round 7 alternate each side with its raw limit and say how often.
+  const range = ([lo, hi], scale = 1) => `${f(scale * lo, 0)}-${f(scale * hi, 0)}`;
+  const chunks = s.ranges
+    ? ` (${s.chunks} alternations with the raw insert, per chunk ${range(s.ranges.appendPerChunk, 100)} %)`
+    : '';
+  const passes = (what, r) =>
+    r.range ? `median of ${r.passes} passes (${range(r.range)} ${what}/s)` : `best of ${r.passes} passes`;
   return [
     {
       section: 'store',
       measurement: `store.append, ${s.writers} runs at once (as distributed: outbox on)`,
       result: `${f(s.append.eventsPerSec)} events/s`,
-      detail: `${pct(s.ratios.append)}; ${s.append.events} events, p50 ${f(s.append.p50Ms)} ms/append, CPU ${f(s.append.cpuUsPerEvent)} µs/event`,
+      detail: `${pct(s.ratios.append)}${chunks}; ${s.append.events} events, p50 ${f(s.append.p50Ms)} ms/append, CPU ${f(s.append.cpuUsPerEvent)} µs/event`,
     },
     {
       section: 'store',
@@ -193,13 +200,19 @@ function storeRows(results) {
       section: 'store',
       measurement: 'Projection rebuild (runs read model)',
       result: `${f(s.rebuild.eventsPerSec)} events/s`,
-      detail: `${pct(s.ratios.rebuild)} read; ${s.rebuild.events} events in ${f(s.rebuild.seconds)} s`,
+      detail:
+        `${pct(s.ratios.rebuild)} read` +
+        (s.ranges
+          ? ` (median of ${s.rebuild.passes} alternations, ${range(s.ranges.rebuildPerPass, 100)} %)`
+          : '') +
+        `; ${s.rebuild.events} events in ${f(s.rebuild.seconds)} s` +
+        (s.ranges ? `, ${passes('events', s.rebuild)}` : ''),
     },
     {
       section: 'store',
       measurement: 'Raw sequential read (pg, pages of 500 by position)',
       result: `${f(s.rawRead.rowsPerSec)} rows/s`,
-      detail: `${s.rawRead.rows} rows, best of ${s.rawRead.passes} passes`,
+      detail: `${s.rawRead.rows} rows, ${passes('rows', s.rawRead)}`,
     },
   ];
 }

@@ -7,14 +7,19 @@
 // - raw: the same rows as plain pg multi-row INSERTs of 100 rows, one connection, into a copy of the
 //   events table (same columns, defaults, indexes and compression: `including all`);
 // - rebuild: the runs read model rebuilt from the whole log (ProjectionRunner.rebuild);
-// - raw read: the log read in pages of 500 by position with plain pg, best of two passes.
-const { randomUUID } = require('node:crypto');
+// - raw read: the log read in pages of 500 by position with plain pg.
+// The machine is shared, so each side and its raw limit take turns: the appends (outbox on, off) and
+// the raw insert alternate in chunks, each side's rate being its rows over its summed time; rebuild
+// passes alternate with raw read passes, and the rebuild's ratio is the median of each pass's ratio
+// to the read next to it. Both sides of a ratio then see the same load.
+const { writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
 const { runFlex } = require('../lib/flex-http');
-const { closedLoop, percentile } = require('../lib/load');
+const { closedLoop, median, percentile, spread } = require('../lib/load');
 const { createMeter } = require('../lib/proc');
 const { BODIES } = require('../lib/systems');
+const { eventsFor, insertRaw, rawRows, rebuildPasses } = require('../lib/store-rows');
 
 const ROOT = join(__dirname, '..', '..');
 const WRITERS = 50;
@@ -37,19 +42,15 @@ async function recordTemplate(ctx) {
   }
 }
 
-/** The template's events for a new run: every mention of the old run id replaced, fresh event ids. */
-function eventsFor(template, runId) {
-  const swap = (text) => JSON.parse(text.split(template.runId).join(runId));
-  return template.events.map((e) => ({
-    id: randomUUID(),
-    type: e.type,
-    payload: swap(e.payload),
-    metadata: swap(e.metadata),
-  }));
-}
-
-async function measureAppends(ctx, store, template, runs, label, database) {
-  const perAppend = [];
+/** One chunk of appends: `runs` runs, `WRITERS` at once; its events, seconds, CPU and latencies. */
+async function appendChunk(ctx, store, template, runs, label, database) {
+  const latencies = [];
+  // Each run's events are made before the clock starts, as the raw insert makes its rows before its
+  // clock: either side times its writes, not the bench's copying of the template.
+  const prepared = Array.from({ length: runs }, (_, i) => {
+    const runId = `run_bench_${label}_${i}`;
+    return { streamId: `run-${runId}`, events: eventsFor(template, runId) };
+  });
   let next = 0;
   const meter = createMeter({ pids: () => [process.pid], admin: ctx.infra.admin, database });
   await meter.start();
@@ -57,139 +58,160 @@ async function measureAppends(ctx, store, template, runs, label, database) {
     concurrency: WRITERS,
     runs,
     runOnce: async () => {
-      const runId = `run_bench_${label}_${next++}`;
-      const streamId = `run-${runId}`;
-      const events = eventsFor(template, runId);
+      const { streamId, events } = prepared[next++];
       for (const [version, event] of events.entries()) {
         const t = performance.now();
         await store.append(streamId, [event], { expectedVersion: version });
-        perAppend.push(performance.now() - t);
+        latencies.push(performance.now() - t);
       }
     },
   });
   const used = await meter.stop();
   if (loaded.errors.length) throw new Error(`appends failed: ${loaded.errors[0]}`);
-  perAppend.sort((a, b) => a - b);
-  const events = perAppend.length;
   return {
-    events,
-    eventsPerSec: events / (loaded.wallMs / 1000),
-    p50Ms: percentile(perAppend, 0.5),
-    p99Ms: percentile(perAppend, 0.99),
-    cpuUsPerEvent: (used.cpuSeconds.total * 1e6) / events,
+    events: latencies.length,
+    seconds: loaded.wallMs / 1000,
+    cpuSeconds: used.cpuSeconds.total,
+    latencies,
   };
 }
 
-async function rawInsert(url, template, rows) {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(
-      'create table raw_events (like events including all)',
-    );
-    const all = [];
-    for (let run = 0; all.length < rows; run++) {
-      const runId = `run_bench_raw_${run}`;
-      for (const [i, e] of eventsFor(template, runId).entries())
-        all.push([
-          e.id,
-          `run-${runId}`,
-          i + 1,
-          e.type,
-          JSON.stringify(e.payload),
-          JSON.stringify(e.metadata),
-        ]);
-    }
-    all.length = rows;
-    const t0 = performance.now();
-    let batches = 0;
-    for (let at = 0; at < all.length; at += 100) {
-      const batch = all.slice(at, at + 100);
-      const values = batch.map(
-        (_, i) =>
-          `($${6 * i + 1}, $${6 * i + 2}, $${6 * i + 3}, $${6 * i + 4}, $${6 * i + 5}::jsonb, $${6 * i + 6}::jsonb)`,
-      );
-      await client.query(
-        `insert into raw_events (id, stream_id, version, type, payload, metadata) values ${values.join(', ')}`,
-        batch.flat(),
-      );
-      batches++;
-    }
-    const seconds = (performance.now() - t0) / 1000;
-    return { rows, batches, rowsPerSec: rows / seconds };
-  } finally {
-    await client.end();
-  }
+/** The chunks of one side summed: events/s over the summed time, latency percentiles, CPU per event. */
+function appendSummary(chunks) {
+  const latencies = chunks.flatMap((c) => c.latencies).sort((a, b) => a - b);
+  const seconds = chunks.reduce((sum, c) => sum + c.seconds, 0);
+  const cpuSeconds = chunks.reduce((sum, c) => sum + c.cpuSeconds, 0);
+  return {
+    events: latencies.length,
+    seconds,
+    eventsPerSec: latencies.length / seconds,
+    p50Ms: percentile(latencies, 0.5),
+    p99Ms: percentile(latencies, 0.99),
+    cpuUsPerEvent: (cpuSeconds * 1e6) / latencies.length,
+  };
 }
 
-async function rawRead(url) {
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const t0 = performance.now();
-    let rows = 0;
-    for (let after = 0; ;) {
-      const page = await client.query(
-        'select position, id, stream_id, version, type, payload, metadata, recorded_at from events where position > $1 order by position limit 500',
-        [after],
-      );
-      if (page.rows.length === 0) break;
-      rows += page.rows.length;
-      after = page.rows[page.rows.length - 1].position;
-    }
-    return { rows, rowsPerSec: rows / ((performance.now() - t0) / 1000) };
-  } finally {
-    await client.end();
-  }
+/**
+ * Appends (outbox on, then off) and raw inserts of as many rows, alternated `chunks` times, each
+ * chunk `runs` runs. The order within a chunk turns, so no side always follows the same one.
+ */
+async function measureWrites(ctx, stores, template, { chunks, runs }, target, client) {
+  const sides = { append: [], appendPlain: [], raw: [] };
+  let rawBatches = 0;
+  const steps = {
+    append: async (k) =>
+      sides.append.push(await appendChunk(ctx, stores.outbox, template, runs, `o${k}`, target.name)),
+    appendPlain: async (k) =>
+      sides.appendPlain.push(await appendChunk(ctx, stores.plain, template, runs, `p${k}`, target.name)),
+    raw: async (k) => {
+      const rows = rawRows(template, runs * template.events.length, `raw${k}`);
+      const { batches, seconds } = await insertRaw(client, rows);
+      rawBatches += batches;
+      sides.raw.push({ rows: rows.length, seconds });
+    },
+  };
+  const orders = [
+    ['append', 'raw', 'appendPlain'],
+    ['raw', 'appendPlain', 'append'],
+    ['appendPlain', 'append', 'raw'],
+  ];
+  for (let k = 0; k < chunks; k++) for (const step of orders[k % orders.length]) await steps[step](k);
+  const rawTotal = sides.raw.reduce((sum, c) => sum + c.rows, 0);
+  const rawSeconds = sides.raw.reduce((sum, c) => sum + c.seconds, 0);
+  const chunkRatios = sides.append.map(
+    (c, k) => c.events / c.seconds / (sides.raw[k].rows / sides.raw[k].seconds),
+  );
+  return {
+    append: appendSummary(sides.append),
+    appendPlain: appendSummary(sides.appendPlain),
+    raw: { rows: rawTotal, batches: rawBatches, rowsPerSec: rawTotal / rawSeconds },
+    chunkRatios: spread(chunkRatios),
+  };
+}
+
+/** Rebuild passes alternated with raw read passes (`passes` each): medians, ranges, paired ratios. */
+async function measureRebuilds(runner, client, passes) {
+  const { rebuilds, reads, ratios: paired } = await rebuildPasses(runner, client, passes);
+  const rebuildRates = spread(rebuilds.map((r) => r.events / r.seconds));
+  const readRates = spread(reads.map((r) => r.rows / r.seconds));
+  const ratios = spread(paired);
+  return {
+    rebuild: {
+      events: rebuilds[0].events,
+      seconds: median(rebuilds.map((r) => r.seconds)),
+      eventsPerSec: rebuildRates.median,
+      range: [rebuildRates.min, rebuildRates.max],
+      passes,
+    },
+    rawRead: {
+      rows: reads[0].rows,
+      rowsPerSec: readRates.median,
+      range: [readRates.min, readRates.max],
+      passes,
+    },
+    ratios,
+  };
 }
 
 async function run(ctx) {
   const es = require(join(ROOT, 'libs/event-store/dist'));
   const rm = require(join(ROOT, 'libs/read-models/dist'));
   const template = await recordTemplate(ctx);
-  const runs = ctx.quick ? 100 : 2000;
+  // The recorded run, for bench/append-ab.js (A/B of the append bar between builds).
+  if (process.env.FLEX_STORE_TEMPLATE)
+    writeFileSync(process.env.FLEX_STORE_TEMPLATE, JSON.stringify(template));
+  const shape = ctx.quick ? { chunks: 3, runs: 50 } : { chunks: 10, runs: 200 };
+  const passes = ctx.quick ? 5 : 7;
   const target = await ctx.infra.createDatabase('store');
   const database = await es.createDatabase({ url: target.url, poolSize: 10 });
+  const client = new Client({ connectionString: target.url });
   try {
     await es.migrateToLatest(database.db, rm.readModelMigrations);
-    const plain = new es.EventStore(database.db);
-    const withOutbox = new es.EventStore(database.db, { outbox: true, afterCommit: () => undefined });
-    await measureAppends(ctx, plain, template, ctx.quick ? 10 : WRITERS, 'warmup', target.name);
-    const appendPlain = await measureAppends(ctx, plain, template, runs, 'plain', target.name);
-    ctx.log(`store: append, no outbox: ${appendPlain.eventsPerSec.toFixed(0)} events/s`);
-    const append = await measureAppends(ctx, withOutbox, template, runs, 'outbox', target.name);
-    ctx.log(`store: append, outbox: ${append.eventsPerSec.toFixed(0)} events/s`);
-    const raw = await rawInsert(target.url, template, append.events);
-    ctx.log(`store: raw insert: ${raw.rowsPerSec.toFixed(0)} rows/s`);
-    const read1 = await rawRead(target.url);
-    const runner = new es.ProjectionRunner(database.db, plain, [rm.createRunsProjection()], {
+    await client.connect();
+    await client.query('create table raw_events (like events including all)');
+    const stores = {
+      plain: new es.EventStore(database.db),
+      outbox: new es.EventStore(database.db, { outbox: true, afterCommit: () => undefined }),
+    };
+    await appendChunk(ctx, stores.plain, template, ctx.quick ? 10 : WRITERS, 'warmup', target.name);
+    const writes = await measureWrites(ctx, stores, template, shape, target, client);
+    const { append, appendPlain, raw } = writes;
+    const rate = (v) => v.toFixed(0);
+    ctx.log(
+      `store: ${shape.chunks} alternations of ${shape.runs} runs: append ${rate(append.eventsPerSec)} ` +
+        `events/s (no outbox ${rate(appendPlain.eventsPerSec)}), raw insert ${rate(raw.rowsPerSec)} rows/s`,
+    );
+    const runner = new es.ProjectionRunner(database.db, stores.plain, [rm.createRunsProjection()], {
       batchSize: 500,
     });
-    const t0 = performance.now();
-    const rebuilt = await runner.rebuild('runs');
-    const seconds = (performance.now() - t0) / 1000;
-    const read2 = await rawRead(target.url);
-    const rawReadBest = read1.rowsPerSec >= read2.rowsPerSec ? read1 : read2;
-    const rebuild = { events: rebuilt, seconds, eventsPerSec: rebuilt / seconds };
+    const reads = await measureRebuilds(runner, client, passes);
+    const { rebuild, rawRead: read } = reads;
     ctx.log(
-      `store: rebuild ${rebuild.eventsPerSec.toFixed(0)} events/s, raw read ${rawReadBest.rowsPerSec.toFixed(0)} rows/s`,
+      `store: ${passes} alternations: rebuild ${rate(rebuild.eventsPerSec)} events/s, ` +
+        `raw read ${rate(read.rowsPerSec)} rows/s (medians)`,
     );
     return {
       writers: WRITERS,
-      runs,
+      runs: shape.chunks * shape.runs,
+      chunks: shape.chunks,
       eventsPerRun: template.events.length,
       append,
       appendPlain,
       raw,
       rebuild,
-      rawRead: { ...rawReadBest, passes: 2 },
+      rawRead: read,
       ratios: {
         append: append.eventsPerSec / raw.rowsPerSec,
         appendPlain: appendPlain.eventsPerSec / raw.rowsPerSec,
-        rebuild: rebuild.eventsPerSec / rawReadBest.rowsPerSec,
+        rebuild: reads.ratios.median,
+      },
+      ranges: {
+        appendPerChunk: [writes.chunkRatios.min, writes.chunkRatios.max],
+        rebuildPerPass: [reads.ratios.min, reads.ratios.max],
       },
     };
   } finally {
+    await client.end().catch(() => undefined);
     await database.close();
   }
 }
