@@ -57,15 +57,17 @@ export async function workingRunsAtMost(db: Kysely<EventStoreDatabase>, owner: s
       select e.stream_id from cp cross join lateral (
         select stream_id from events e where (e.transaction_id, e.position) > (cp.tx, cp.pos)
         order by e.transaction_id, e.position limit ${sql.lit(TAIL_LOOKED_AT + 1)}) e
+    ), streams as (
+      select distinct t.stream_id from tail t where t.stream_id like ${`${prefix}%`}
     )
     select
       (select count(*) from runs where owner = ${owner} and status in (${working})) as working,
       (select count(*) from tail) as seen,
-      (select count(distinct t.stream_id) from tail t
-        where t.stream_id like ${`${prefix}%`}
-          and not coalesce((select r.status in (${working}) from runs r where r.run_id = ${runOf}), false)
+      (select count(*) from streams t
+        left join runs r on r.run_id = ${runOf}
+        where not coalesce(r.status in (${working}), false)
           and coalesce(
-                (select r.owner from runs r where r.run_id = ${runOf}),
+                r.owner,
                 (select s.payload->'owner'->>'principal' from events s
                   where s.stream_id = t.stream_id and s.version = 1)
               ) = ${owner}
