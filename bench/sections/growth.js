@@ -7,6 +7,9 @@
 //   with the store as the bench found it, and again after bulk-inserting synthetic events of
 //   finished runs with SQL (1M; 100k with --quick) and their rows in the runs read model, with
 //   every checkpoint moved past them in the same transaction, as if the system had processed them.
+//   The machine's load moves between the two, so a second Flex distributed on a database of its own
+//   whose store does not grow (the control) takes its samples in turn with the grown one, before and
+//   after: the ratio is the grown one's change over the control's at the same moments.
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { Client } = require('pg');
@@ -14,6 +17,7 @@ const { runFlex, framesOf } = require('../lib/flex-http');
 const { median, percentile } = require('../lib/load');
 const { createMeter } = require('../lib/proc');
 const { BODIES } = require('../lib/systems');
+const { startDistributed } = require('../systems/flex-distributed');
 
 const ROOT = join(__dirname, '..', '..');
 const SAMPLE = JSON.parse(readFileSync(join(ROOT, 'examples/envelope.json'), 'utf8'));
@@ -65,16 +69,27 @@ async function planSize(ctx, flex, db, { nodes, variants }, runs) {
   };
 }
 
-async function startLatencies(url, samples) {
-  const first = [];
-  const whole = [];
+/** Start latencies of each of `urls`, sample by sample in turn (the first url first on even turns). */
+async function startLatencies(urls, samples) {
+  const first = urls.map(() => []);
+  const whole = urls.map(() => []);
   for (let i = 0; i < samples; i++) {
-    const r = await runFlex(url, BODIES.echo);
-    first.push(r.firstEventMs);
-    whole.push(r.ms);
+    const order = i % 2 === 0 ? urls.keys() : [...urls.keys()].reverse();
+    for (const k of order) {
+      const r = await runFlex(urls[k], BODIES.echo);
+      first[k].push(r.firstEventMs);
+      whole[k].push(r.ms);
+    }
   }
-  first.sort((a, b) => a - b);
-  return { samples, p50Ms: median(first), p99Ms: percentile(first, 0.99), runP50Ms: median(whole) };
+  return urls.map((_, k) => ({
+    samples,
+    p50Ms: median(first[k]),
+    p99Ms: percentile(
+      [...first[k]].sort((a, b) => a - b),
+      0.99,
+    ),
+    runP50Ms: median(whole[k]),
+  }));
 }
 
 /**
@@ -128,31 +143,48 @@ async function run(ctx) {
   for (const size of SIZES) planSizes.push(await planSize(ctx, flex, db, size, runsOf(size.nodes)));
 
   await flex.useAgents('echo');
-  const samples = ctx.quick ? 10 : 30;
+  const controlDb = await ctx.infra.createDatabase('flex_growth_control');
+  ctx.log('growth: starting the control (a second Flex distributed)');
+  const control = await startDistributed({ databaseUrl: controlDb.url, natsUrl: ctx.infra.natsUrl });
+  try {
+    await control.useAgents('echo');
+    return { planSizes, startLatency: await startLatency(ctx, flex, db, control) };
+  } finally {
+    await control.stop();
+  }
+}
+
+async function startLatency(ctx, flex, db, control) {
+  const samples = ctx.quick ? 10 : 60;
   const historyEvents = ctx.quick ? 100_000 : 1_000_000;
-  await startLatencies(flex.url, 3); // warm-up
+  const urls = [flex.url, control.url];
+  await startLatencies(urls, 3); // warm-up
   const storedBefore = await countEvents(db.url);
-  const empty = await startLatencies(flex.url, samples);
+  const [empty, controlBefore] = await startLatencies(urls, samples);
   ctx.log(
-    `growth: start latency with ${storedBefore} events stored: p50 ${empty.p50Ms.toFixed(1)} ms; seeding ${historyEvents}`,
+    `growth: start latency with ${storedBefore} events stored: p50 ${empty.p50Ms.toFixed(1)} ms ` +
+      `(control ${controlBefore.p50Ms.toFixed(1)} ms); seeding ${historyEvents}`,
   );
   const t0 = Date.now();
   await seedHistory(db.url, historyEvents);
   const seedSeconds = (Date.now() - t0) / 1000;
-  await startLatencies(flex.url, 3); // warm-up again: the bulk insert went through the caches
-  const after = await startLatencies(flex.url, samples);
-  ctx.log(`growth: start latency after ${historyEvents} more: p50 ${after.p50Ms.toFixed(1)} ms`);
+  await startLatencies(urls, 3); // warm-up again: the bulk insert went through the caches
+  const [after, controlAfter] = await startLatencies(urls, samples);
+  ctx.log(
+    `growth: start latency after ${historyEvents} more: p50 ${after.p50Ms.toFixed(1)} ms ` +
+      `(control ${controlAfter.p50Ms.toFixed(1)} ms)`,
+  );
   return {
-    planSizes,
-    startLatency: {
-      where: 'Flex distributed, echo plan',
-      storedBefore,
-      historyEvents,
-      seedSeconds,
-      empty,
-      after,
-      ratio: after.p50Ms / empty.p50Ms,
-    },
+    where: 'Flex distributed, echo plan',
+    storedBefore,
+    historyEvents,
+    seedSeconds,
+    empty,
+    after,
+    control: { before: controlBefore, after: controlAfter },
+    // The grown store's change, over the control's in the same moments: the load's drift cancels.
+    ratio: after.p50Ms / empty.p50Ms / (controlAfter.p50Ms / controlBefore.p50Ms),
+    rawRatio: after.p50Ms / empty.p50Ms,
   };
 }
 
