@@ -155,9 +155,12 @@ function compileIssue(error: Error, schema: unknown, base: string): SchemaIssue 
       message: error.message,
     };
   }
-  const at = /at "(#[^"]*)"/.exec(error.message)?.[1] ?? '#';
+  // Ajv names the subschema `at "#/…"`, or `at path "#/…"` for an unknown format: the issue is then
+  // that subschema's `format`.
+  const at = /at (?:path )?"(#[^"]*)"/.exec(error.message)?.[1] ?? '#';
+  const keyword = error.message.startsWith('unknown format ') ? ['format'] : [];
   return {
-    path: formatPath(base, pointerSegments(at, schema)),
+    path: formatPath(base, [...pointerSegments(at, schema), ...keyword]),
     code: 'COMPILE_FAILED',
     message: error.message,
   };

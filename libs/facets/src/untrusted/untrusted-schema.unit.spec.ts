@@ -185,7 +185,18 @@ describe('checkUntrustedSchema: hostile schemas are refused with path and reason
       'outputContract.schema',
       'COMPILE_FAILED',
     ],
-    ['unknown format', { type: 'string', format: 'not-a-format' }, 'outputContract.schema', 'COMPILE_FAILED'],
+    [
+      'unknown format',
+      { type: 'string', format: 'not-a-format' },
+      'outputContract.schema.format',
+      'COMPILE_FAILED',
+    ],
+    [
+      'unknown format, nested',
+      { type: 'object', properties: { s: { type: 'string', format: 'made-up' } } },
+      'outputContract.schema.properties.s.format',
+      'COMPILE_FAILED',
+    ],
   ])('%s', (_label, schema, path, code) => {
     const issues = checkUntrustedSchema(schema);
     expect(issues).toContainEqual(expect.objectContaining({ path, code, message: expect.any(String) }));
