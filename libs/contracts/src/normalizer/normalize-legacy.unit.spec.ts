@@ -267,3 +267,45 @@ describe('normalizeEnvelope: legacy shapes are mapped and reported', () => {
     expect(raw).toEqual(before);
   });
 });
+
+describe('normalizeEnvelope: an issue in a moved legacy field is named where the caller wrote it', () => {
+  const refuse = (raw: unknown) => {
+    const result = normalizeEnvelope(raw);
+    if (result.ok) throw new Error('accepted');
+    return result.errors;
+  };
+
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      'a policy-level condition with a forbidden operator',
+      policy({ condition: { method: [{ var: 'x' }, 'toString'] } }),
+      'policies.runtime[0].condition.method',
+    ],
+    [
+      'a policy-level condition naming __proto__',
+      policy({ condition: { '==': [{ var: '__proto__.x' }, 1] } }),
+      'policies.runtime[0].condition["=="][0].var',
+    ],
+    [
+      'a trigger.nodeId that is not an identifier',
+      policy({ trigger: { kind: 'onNodeComplete', nodeId: 'not an id!' } }),
+      'policies.runtime[0].trigger.nodeId',
+    ],
+  ])('%s', (_label, runtimePolicy, path) => {
+    const errors = refuse({ ...base(), policies: { runtime: [runtimePolicy] } });
+    expect(errors.map((e) => e.path)).toContain(path);
+    expect(errors.every((e) => !e.path.includes('trigger.condition') && !e.path.includes('selector'))).toBe(
+      true,
+    );
+  });
+
+  it('names the canonical place when the caller wrote the canonical shape', () => {
+    const errors = refuse({
+      ...base(),
+      policies: {
+        runtime: [policy({ trigger: { kind: 'onNodeComplete', condition: { method: [1, 'x'] } } })],
+      },
+    });
+    expect(errors.map((e) => e.path)).toContain('policies.runtime[0].trigger.condition.method');
+  });
+});

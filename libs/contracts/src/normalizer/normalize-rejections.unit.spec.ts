@@ -190,7 +190,8 @@ describe('normalizeEnvelope: refusals name the path, and hint at the fix when th
     [
       'variantCount out of range',
       { ...base(), policies: { variantCount: 51 } },
-      [{ path: 'policies.planner.topology.variantCount', code: 'too_big' }],
+      // Where the caller wrote it, though it is checked where the normalizer moved it.
+      [{ path: 'policies.variantCount', code: 'too_big' }],
     ],
     [
       'an action nested too deep',
