@@ -28,6 +28,24 @@ export class NormalizeContext {
     this.scopes.push(formatIssuePath(scope));
   }
 
+  /**
+   * The issue at the path the caller sent: a legacy field a pass moved (a policy-level `condition`
+   * into its trigger, `trigger.nodeId` into the selector) is checked where it was moved to, and an
+   * issue under that place is named where the caller wrote it.
+   */
+  asSent(issue: ValidationIssue): ValidationIssue {
+    for (const change of this.changes) {
+      const to = change.to;
+      if (to === undefined || to === change.path || !issue.path.startsWith(to)) continue;
+      const rest = issue.path.slice(to.length);
+      if (rest === '' || rest.startsWith('.') || rest.startsWith('[')) {
+        const path = change.path + rest;
+        return { ...issue, path, message: issue.message.replace(issue.path, path) };
+      }
+    }
+    return issue;
+  }
+
   /** True when an issue at `path` is already explained by a pass's issue. */
   covers(path: string): boolean {
     return this.scopes.some((scope) => {

@@ -68,7 +68,7 @@ function normalize(raw: unknown, secretKeyPattern: RegExp): NormalizeEnvelopeRes
   const schemaIssues = parsed.success
     ? []
     : zodIssuesToValidationIssues(parsed.error.issues).filter((i) => !ctx.covers(i.path));
-  const errors = dedupe([...ctx.issues, ...schemaIssues].map((issue) => asSent(issue, ctx.changes)));
+  const errors = dedupe([...ctx.issues, ...schemaIssues].map((issue) => ctx.asSent(issue)));
   if (errors.length > 0 || !parsed.success) return { ok: false, errors };
   return { ok: true, envelope: parsed.data, changes: ctx.changes, secrets };
 }
@@ -104,26 +104,6 @@ function migrateOutputContract(contract: unknown, ctx: NormalizeContext): void {
       constraint.expr = rewriteRule(constraint.expr, ['outputContract', 'constraints', i, 'expr'], ctx);
     }
   });
-}
-
-/**
- * The issue at the path the caller sent: a legacy field the normalizer moved (a policy-level
- * `condition` into its trigger, `trigger.nodeId` into the selector) is checked where it was moved
- * to, and an issue under that place is named where the caller wrote it.
- */
-function asSent(issue: ValidationIssue, changes: readonly NormalizationChange[]): ValidationIssue {
-  for (const change of changes) {
-    const to = change.to;
-    if (to === undefined || to === change.path || !issue.path.startsWith(to)) continue;
-    const rest = issue.path.slice(to.length);
-    if (rest === '' || rest.startsWith('.') || rest.startsWith('['))
-      return {
-        ...issue,
-        path: change.path + rest,
-        message: issue.message.replace(issue.path, change.path + rest),
-      };
-  }
-  return issue;
 }
 
 function dedupe(issues: ValidationIssue[]): ValidationIssue[] {

@@ -34,7 +34,7 @@ export function normalizeRuntimePolicies(raw: unknown): NormalizeRuntimePolicies
   const schemaIssues = parsed.success
     ? []
     : zodIssuesToValidationIssues(parsed.error.issues).filter((i) => !ctx.covers(i.path));
-  const errors = [...ctx.issues, ...schemaIssues];
+  const errors = [...ctx.issues, ...schemaIssues].map((issue) => ctx.asSent(issue));
   if (errors.length > 0 || !parsed.success) return { ok: false, errors };
   return { ok: true, runtime: parsed.data.runtime };
 }

@@ -48,6 +48,21 @@ describe('normalizeRuntimePolicies (a candidate policy set for policy what-if)',
       'runtime[1].id',
       'duplicate',
     ],
+    [
+      // A legacy policy-level condition, refused where it was written, not in the trigger it moves to.
+      {
+        runtime: [
+          {
+            id: 'a',
+            trigger: { kind: 'onNodeComplete' },
+            condition: { method: [1, 'toString'] },
+            action: { type: 'fail' },
+          },
+        ],
+      },
+      'runtime[0].condition.method',
+      undefined,
+    ],
   ])('refuses %j naming %s', (raw, path, code) => {
     const result = normalizeRuntimePolicies(raw);
     expect(result.ok).toBe(false);
