@@ -19,6 +19,7 @@ import type { ClientLimits } from '../limits/client-limits';
 import { ApiDoc } from '../openapi/api-doc.decorator';
 import { streamArchivedRun } from './archived-run';
 import { encodeCursor, parseRunListQuery } from './run-list.query';
+import { parseLastEventId } from './last-event-id';
 import { followRun, openSse, reserveStream } from './run-stream';
 import { RunsService } from './runs.service';
 
@@ -150,13 +151,7 @@ export class RunsController {
   ): Promise<void> {
     const { follow } = parseQuery(RunEventsQuerySchema, query);
     const { streamId, archive } = await this.runs.visibleRun(req.principal, checkRunId(id));
-    const after = lastEventId === undefined || lastEventId === '' ? 0 : Number(lastEventId);
-    if (!Number.isSafeInteger(after) || after < 0)
-      throw apiError(
-        400,
-        'invalid_last_event_id',
-        'Last-Event-ID must be an event position (a non-negative integer)',
-      );
+    const after = parseLastEventId(lastEventId);
     if (archive) return streamArchivedRun(this.runtime, archive, after, res);
     const release = reserveStream(this.limits, req.principal);
     try {
