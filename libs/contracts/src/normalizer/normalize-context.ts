@@ -38,10 +38,8 @@ export class NormalizeContext {
       const to = change.to;
       if (to === undefined || to === change.path || !issue.path.startsWith(to)) continue;
       const rest = issue.path.slice(to.length);
-      if (rest === '' || rest.startsWith('.') || rest.startsWith('[')) {
-        const path = change.path + rest;
-        return { ...issue, path, message: issue.message.replace(issue.path, path) };
-      }
+      if (rest === '' || rest.startsWith('.') || rest.startsWith('['))
+        return { ...issue, path: change.path + rest };
     }
     return issue;
   }
