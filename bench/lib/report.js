@@ -96,10 +96,8 @@ function evaluateBar(results) {
       `Start latency after ${history} stored events within 10 % of an empty store's`,
       start ? start.ratio <= 1.1 : undefined,
       start
-        ? `p50 ${f(start.after.p50Ms)} ms vs ${f(start.empty.p50Ms)} ms with ${start.storedBefore} events stored (${x(start.ratio)}` +
-            (start.control
-              ? `, over a control's ${f(start.control.after.p50Ms)} vs ${f(start.control.before.p50Ms)} ms in the same moments)`
-              : ')')
+        ? `p50 ${f(start.after.p50Ms)} ms vs ${f(start.empty.p50Ms)} ms with ${start.storedBefore} events stored ` +
+            `(${x(start.ratio)}, over a control's ${f(start.control.after.p50Ms)} vs ${f(start.control.before.p50Ms)} ms in the same moments)`
         : '–',
     ),
   );
@@ -155,16 +153,12 @@ function growthRows(results) {
   }));
   const s = g.startLatency;
   if (s) {
-    const measured = [
+    for (const [latency, label] of [
       [s.empty, `${s.storedBefore.toLocaleString('en')} events stored`],
       [s.after, `after ${s.historyEvents.toLocaleString('en')} more`],
-    ];
-    if (s.control)
-      measured.push(
-        [s.control.before, 'control (a second Flex, its store not grown), beside the first'],
-        [s.control.after, 'control, beside the second'],
-      );
-    for (const [latency, label] of measured)
+      [s.control.before, 'control (a second Flex, its store not grown), beside the first'],
+      [s.control.after, 'control, beside the second'],
+    ])
       rows.push({
         section: 'growth',
         measurement: `Start latency (POST run.stream → start event), ${label}`,

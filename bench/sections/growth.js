@@ -184,7 +184,6 @@ async function startLatency(ctx, flex, db, control) {
     control: { before: controlBefore, after: controlAfter },
     // The grown store's change, over the control's in the same moments: the load's drift cancels.
     ratio: after.p50Ms / empty.p50Ms / (controlAfter.p50Ms / controlBefore.p50Ms),
-    rawRatio: after.p50Ms / empty.p50Ms,
   };
 }
 
